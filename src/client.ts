@@ -1,0 +1,129 @@
+import { ClaimsValidationError } from './errors.js';
+import { Attachments } from './resources/attachments.js';
+import { Events } from './resources/events.js';
+import { Incidents } from './resources/incidents.js';
+import { Metadata } from './resources/metadata.js';
+import { Subscriptions } from './resources/subscriptions.js';
+import { Webhooks } from './resources/webhooks.js';
+import { type AccessTokenProvider, Transport } from './transport.js';
+import { VERSION } from './version.js';
+import { type FetchLike, fetchWire } from './wire/fetch-wire.js';
+import { undiciWire } from './wire/undici-wire.js';
+
+/** Options of {@link ClaimsClient}. */
+export interface ClaimsClientOptions {
+  /** Base address of the API, e.g. `https://claims.example.com/api`; a trailing slash is fine. */
+  baseUrl: string;
+  /**
+   * The bearer token, or a function returning one (sync or async). A function is called for
+   * every request, and once more after a 401, when the request is sent once more.
+   */
+  accessToken: string | AccessTokenProvider;
+  /**
+   * Longest time one attempt may go without progress, in ms: waiting for the answer's
+   * headers (restarted by each chunk of an upload written), or between chunks of its body.
+   * @default 30000
+   */
+  timeoutMs?: number;
+  /**
+   * How many times a failed attempt may be repeated; see README "Retries" for which failures.
+   * @default 2
+   */
+  maxRetries?: number;
+  /**
+   * A fetch-compatible function to send requests with (msw in tests, edge runtimes).
+   * By default requests go through `undici.request` on undici's global dispatcher.
+   */
+  fetch?: FetchLike;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Appended to the SDK's own User-Agent, e.g. `my-broker-portal/2.1`. */
+  userAgent?: string;
+  /**
+   * How long the incident form metadata used by the extended-field check is cached, in ms.
+   * @default 600000 (10 minutes)
+   */
+  metadataCacheTtlMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_METADATA_TTL_MS = 10 * 60_000;
+
+/**
+ * The Claims Notification API client. One instance shares one transport (keep-alive
+ * connections, token, retries) across its sub-clients; create it once and reuse it.
+ *
+ * @example
+ * const client = new ClaimsClient({ baseUrl: 'https://claims.example.com/api', accessToken: process.env.CLAIMS_TOKEN! });
+ * const { incidentId } = await client.incidents.create({ ... });
+ */
+export class ClaimsClient {
+  /** Incidents (claims): `create`. */
+  readonly incidents: Incidents;
+  /** Event-log entries on an incident: `create`. */
+  readonly events: Events;
+  /** File uploads: `upload`. */
+  readonly attachments: Attachments;
+  /** Incident form and programme metadata: `incidentFields`, `programmes`, `clearCache`. */
+  readonly metadata: Metadata;
+  /** Webhooks: `update`. */
+  readonly webhooks: Webhooks;
+  /** Webhook subscriptions: `create`, `list`, `update`. */
+  readonly subscriptions: Subscriptions;
+
+  constructor(options: ClaimsClientOptions) {
+    const baseUrl = checkOptions(options);
+    const transport = new Transport({
+      baseUrl,
+      accessToken: options.accessToken,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      headers: options.headers ?? {},
+      userAgent: userAgent(options.userAgent),
+      wire: options.fetch ? fetchWire(options.fetch) : undiciWire,
+    });
+    this.attachments = new Attachments(transport);
+    this.metadata = new Metadata(transport, options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS);
+    this.incidents = new Incidents(transport, this.metadata, this.attachments);
+    this.events = new Events(transport, this.attachments);
+    this.webhooks = new Webhooks(transport);
+    this.subscriptions = new Subscriptions(transport);
+  }
+}
+
+function userAgent(extra: string | undefined): string {
+  const own = `claims-notification-sdk/${VERSION} node/${process.versions.node}`;
+  return extra ? `${own} ${extra}` : own;
+}
+
+function checkOptions(options: ClaimsClientOptions): string {
+  const issues = [];
+  let baseUrl = '';
+  try {
+    const url = new URL(options?.baseUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    baseUrl = url.href.replace(/\/+$/, '');
+  } catch {
+    issues.push({
+      path: 'baseUrl',
+      message: 'must be an absolute http(s) URL, e.g. https://claims.example.com/api',
+    });
+  }
+  const token = options?.accessToken;
+  if (!(typeof token === 'function' || (typeof token === 'string' && token !== ''))) {
+    issues.push({ path: 'accessToken', message: 'must be a non-empty string or a function returning one' });
+  }
+  for (const name of ['timeoutMs', 'maxRetries'] as const) {
+    const value = options?.[name];
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
+      issues.push({ path: name, message: 'must be a non-negative integer' });
+    }
+  }
+  if (issues.length > 0)
+    throw new ClaimsValidationError(
+      issues,
+      `Invalid ClaimsClient options: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
+    );
+  return baseUrl;
+}

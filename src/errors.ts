@@ -1,0 +1,169 @@
+/**
+ * Every error the SDK throws (apart from a user's own abort, which is the platform's
+ * `AbortError`) extends {@link ClaimsError}.
+ */
+export class ClaimsError extends Error {
+  override name = 'ClaimsError';
+}
+
+/** One problem with a request argument or body, found before anything was sent. */
+export interface ValidationIssue {
+  /** Where the problem is, e.g. `attachments[0].url`, `webhookId`, `extendedFields[2]`. */
+  path: string;
+  /** What is wrong, in words a person can act on. */
+  message: string;
+  /** A machine-readable kind, where one exists (e.g. `not_in_list` for extended fields). */
+  code?: string;
+}
+
+/** A request argument or body is invalid. Nothing was sent. */
+export class ClaimsValidationError extends ClaimsError {
+  override name = 'ClaimsValidationError';
+  readonly issues: ValidationIssue[];
+
+  constructor(issues: ValidationIssue[], message = describeIssues('Invalid request', issues)) {
+    super(message);
+    this.issues = issues;
+  }
+}
+
+/** A 2xx answer lacks what the spec promises (for example no `incidentId`). */
+export class ClaimsResponseValidationError extends ClaimsError {
+  override name = 'ClaimsResponseValidationError';
+  readonly body: unknown;
+  readonly issues: ValidationIssue[];
+
+  constructor(body: unknown, issues: ValidationIssue[], context: string) {
+    super(describeIssues(`Unexpected response from ${context}`, issues));
+    this.body = body;
+    this.issues = issues;
+  }
+}
+
+/** No HTTP answer was received: connection refused or reset, DNS failure, socket error. */
+export class ClaimsConnectionError extends ClaimsError {
+  override name = 'ClaimsConnectionError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** One attempt went longer than `timeoutMs` without progress. */
+export class ClaimsTimeoutError extends ClaimsConnectionError {
+  override name = 'ClaimsTimeoutError';
+}
+
+/** What an API error was built from. */
+export interface ApiErrorInit {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+  method: string;
+  url: string;
+}
+
+const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid'];
+
+/** The server answered with a status of 400 or more. */
+export class ClaimsApiError extends ClaimsError {
+  override name = 'ClaimsApiError';
+  /** HTTP status code of the answer. */
+  readonly status: number;
+  /** The answer's body: parsed JSON when it was JSON, else its text (possibly truncated). */
+  readonly body: unknown;
+  /** The answer's headers, lower-cased names. */
+  readonly headers: Record<string, string>;
+  /** The server's request id, from `x-request-id` or a similar header, when present. */
+  readonly requestId: string | undefined;
+  /** HTTP method of the failed request. */
+  readonly method: string;
+  /** Full URL of the failed request. */
+  readonly url: string;
+
+  constructor(init: ApiErrorInit) {
+    super(`${init.status} ${init.method} ${init.url}${summariseBody(init.body)}`);
+    this.status = init.status;
+    this.body = init.body;
+    this.headers = init.headers;
+    this.method = init.method;
+    this.url = init.url;
+    this.requestId = REQUEST_ID_HEADERS.map((name) => init.headers[name]).find((v) => v !== undefined);
+  }
+}
+
+/** 400 Bad Request. */
+export class BadRequestError extends ClaimsApiError {
+  override name = 'BadRequestError';
+}
+/** 401 Unauthorized: the token is missing, wrong or expired. */
+export class AuthenticationError extends ClaimsApiError {
+  override name = 'AuthenticationError';
+}
+/** 403 Forbidden. */
+export class PermissionDeniedError extends ClaimsApiError {
+  override name = 'PermissionDeniedError';
+}
+/** 404 Not Found, e.g. an unknown incident or webhook id. */
+export class NotFoundError extends ClaimsApiError {
+  override name = 'NotFoundError';
+}
+/** 409 Conflict. */
+export class ConflictError extends ClaimsApiError {
+  override name = 'ConflictError';
+}
+/** 422 Unprocessable Entity: the server's own validation failed. */
+export class UnprocessableEntityError extends ClaimsApiError {
+  override name = 'UnprocessableEntityError';
+}
+/** 429 Too Many Requests. */
+export class RateLimitError extends ClaimsApiError {
+  override name = 'RateLimitError';
+}
+/** A status of 500 or more. */
+export class InternalServerError extends ClaimsApiError {
+  override name = 'InternalServerError';
+}
+
+const BY_STATUS: Record<number, typeof ClaimsApiError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+};
+
+/** Builds the most specific API error class for a status (openai's `APIError.generate`). */
+export function errorFromResponse(init: ApiErrorInit): ClaimsApiError {
+  const ErrorClass = init.status >= 500 ? InternalServerError : (BY_STATUS[init.status] ?? ClaimsApiError);
+  return new ErrorClass(init);
+}
+
+/** True for any error thrown by this SDK. */
+export function isClaimsError(error: unknown): error is ClaimsError {
+  return error instanceof ClaimsError;
+}
+
+function describeIssues(prefix: string, issues: ValidationIssue[]): string {
+  const lines = issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
+  return `${prefix}: ${lines.join('; ')}`;
+}
+
+const MESSAGE_KEYS = ['message', 'error', 'detail', 'title', 'error_description'];
+const MAX_SUMMARY = 300;
+
+/** A short tail for the error message from the server's own words, when it gave any. */
+function summariseBody(body: unknown): string {
+  let text: string | undefined;
+  if (typeof body === 'string') text = body;
+  else if (body !== null && typeof body === 'object') {
+    const record = body as Record<string, unknown>;
+    const key = MESSAGE_KEYS.find((k) => typeof record[k] === 'string');
+    text = key === undefined ? JSON.stringify(body) : (record[key] as string);
+  }
+  if (!text) return '';
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return `: ${oneLine.length > MAX_SUMMARY ? `${oneLine.slice(0, MAX_SUMMARY)}…` : oneLine}`;
+}

@@ -1,0 +1,50 @@
+export { ClaimsClient, type ClaimsClientOptions } from './client.js';
+export {
+  type ApiErrorInit,
+  AuthenticationError,
+  BadRequestError,
+  ClaimsApiError,
+  ClaimsConnectionError,
+  ClaimsError,
+  ClaimsResponseValidationError,
+  ClaimsTimeoutError,
+  ClaimsValidationError,
+  ConflictError,
+  InternalServerError,
+  isClaimsError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  UnprocessableEntityError,
+  type ValidationIssue,
+} from './errors.js';
+export { checkExtendedFields, type ExtendedFieldProblem, extendedFieldsFrom } from './extended-fields.js';
+export type { IncidentCreateOptions } from './resources/incidents.js';
+export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
+export type { NumericId, OpenString } from './schemas/common.js';
+export {
+  EventCategories,
+  type EventCategory,
+  type EventCreate,
+  type EventType,
+  EventTypes,
+} from './schemas/events.js';
+export type { ExtendedFieldValue, IncidentCreate, IncidentCreated } from './schemas/incidents.js';
+export type { IncidentFieldDescriptor, IncidentFieldsQuery } from './schemas/metadata.js';
+export {
+  type FilterCondition,
+  FilterFields,
+  FilterOperators,
+  type Subscription,
+  type SubscriptionCreate,
+  type SubscriptionCreated,
+  type SubscriptionFilters,
+  type SubscriptionPatch,
+  type WebhookEvent,
+  WebhookEvents,
+} from './schemas/subscriptions.js';
+export type { WebhookPatch } from './schemas/webhooks.js';
+export type { AccessTokenProvider, CallOptions } from './transport.js';
+export type { UploadData, UploadItem, UploadPath } from './uploads.js';
+export { VERSION } from './version.js';
+export type { FetchLike } from './wire/fetch-wire.js';

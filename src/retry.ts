@@ -1,0 +1,71 @@
+/** Pure retry decisions: which failures may be repeated, and how long to wait. */
+
+/** Longest `Retry-After` the SDK will wait; a longer ask makes it give up at once. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+const INITIAL_DELAY_MS = 500;
+const MAX_DELAY_MS = 8_000;
+
+const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+
+/**
+ * Error codes meaning the connection was never opened, so the server cannot have seen the
+ * request: the only connection failures after which a POST may be repeated.
+ */
+const NOT_CONNECTED_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+export type Failure = { kind: 'status'; status: number } | { kind: 'network'; notConnected: boolean };
+
+/**
+ * Whether an attempt that failed this way may be repeated.
+ * GET and PATCH repeat on network failures and 408/429/5xx. POST has no idempotency key,
+ * so a repeat could file a duplicate claim: it repeats only when the server provably did
+ * not process it (no connection was opened, or it answered 429).
+ */
+export function shouldRetry(method: string, failure: Failure): boolean {
+  if (method === 'POST') {
+    return failure.kind === 'network' ? failure.notConnected : failure.status === 429;
+  }
+  return failure.kind === 'network' || RETRYABLE_STATUSES.has(failure.status);
+}
+
+/** True when an error (or one of its causes) says the connection was never opened. */
+export function isNotConnected(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_CONNECTED_CODES.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * How long the server asked us to wait, in ms, from `retry-after-ms` or `Retry-After`
+ * (seconds or an HTTP date). `undefined` when absent or malformed: a malformed header
+ * must not disable retries, the default backoff applies instead.
+ */
+export function parseRetryAfter(headers: Record<string, string>, now = Date.now()): number | undefined {
+  const ms = headers['retry-after-ms'];
+  if (ms !== undefined && ms.trim() !== '') {
+    const value = Number(ms);
+    if (Number.isFinite(value) && value >= 0) return value;
+  }
+  const header = headers['retry-after'];
+  if (header === undefined || header.trim() === '') return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(header)) return Number(header) * 1000;
+  const date = Date.parse(header);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/** Exponential backoff, 0.5 s × 2ⁿ capped at 8 s, minus up to 25% jitter. */
+export function backoffDelay(retryIndex: number, random: () => number = Math.random): number {
+  const base = Math.min(INITIAL_DELAY_MS * 2 ** retryIndex, MAX_DELAY_MS);
+  return base * (1 - random() * 0.25);
+}

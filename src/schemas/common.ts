@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/**
+ * A string type that offers the documented values in autocomplete but accepts any string,
+ * since the spec lists only some of the values the service uses.
+ */
+export type OpenString<Known extends string> = Known | (string & {});
+
+/** A non-empty string. */
+export const NonEmptyString = z.string().min(1, 'must not be empty');
+
+/** An absolute http(s) URL without credentials. */
+export const HttpUrl = z.string().superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `must be an absolute http(s) URL, got "${value}"` });
+    return;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    ctx.addIssue({ code: 'custom', message: `must use http or https, got "${url.protocol}"` });
+  }
+  if (url.username || url.password) {
+    ctx.addIssue({ code: 'custom', message: 'must not carry credentials (user:password@)' });
+  }
+});
+
+/** A numeric id (webhook, subscription): a non-negative integer, or a string of digits. */
+export const NumericId = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)], {
+  error: 'must be a non-negative integer id',
+});
+/** A webhook or subscription id: numeric per the spec (a string of digits is accepted too). */
+export type NumericId = z.infer<typeof NumericId>;
+
+/** An incident id as returned by `incidents.create`. */
+export const IncidentId = NonEmptyString;
+
+/** An id the service returns; the spec says string, a number is accepted and turned into one. */
+export const ReturnedStringId = z.union([NonEmptyString, z.number()]).transform(String);
+
+/** A UUID-shaped id, as `attachmentId` values are. */
+export const UuidString = z.guid({ error: 'must be a UUID (as returned by attachments.upload)' });

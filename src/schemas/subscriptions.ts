@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { NonEmptyString, type OpenString } from './common.js';
+
+/** Documented webhook event names; any other string is accepted too. */
+export const WebhookEvents = { NewEvent: 'New Event' } as const;
+export type WebhookEvent = OpenString<(typeof WebhookEvents)[keyof typeof WebhookEvents]>;
+
+/** Documented filter field names. */
+export const FilterFields = { EventType: 'eventType', Category: 'category' } as const;
+/** Documented filter operators. */
+export const FilterOperators = { Equals: 'equals' } as const;
+
+/** One filter condition (spec 2.8). */
+export const FilterConditionSchema = z.looseObject({
+  name: NonEmptyString as z.ZodType<OpenString<'eventType' | 'category'>, string>,
+  operator: NonEmptyString as z.ZodType<OpenString<'equals'>, string>,
+  value: z.string(),
+});
+export type FilterCondition = z.infer<typeof FilterConditionSchema>;
+
+export const SubscriptionFiltersSchema = z.looseObject({ fields: z.array(FilterConditionSchema) });
+export type SubscriptionFilters = z.infer<typeof SubscriptionFiltersSchema>;
+
+/** The body of `subscriptions.create` (spec 4.7). */
+export const SubscriptionCreateSchema = z.looseObject({
+  name: z.string().optional(),
+  webhookEvent: NonEmptyString as z.ZodType<WebhookEvent, string>,
+  isActive: z.boolean().optional(),
+  filters: SubscriptionFiltersSchema.optional(),
+});
+export type SubscriptionCreate = z.input<typeof SubscriptionCreateSchema>;
+
+/** A partial update of a subscription (spec 4.9); only the fields given change. */
+export const SubscriptionPatchSchema = z
+  .looseObject({
+    name: z.string().optional(),
+    webhookEvent: (NonEmptyString as z.ZodType<WebhookEvent, string>).optional(),
+    isActive: z.boolean().optional(),
+    filters: SubscriptionFiltersSchema.optional(),
+  })
+  .refine((patch) => Object.values(patch).some((v) => v !== undefined), {
+    message: 'is empty: give at least one of name, webhookEvent, isActive, filters',
+  });
+export type SubscriptionPatch = z.input<typeof SubscriptionPatchSchema>;
+
+export const SubscriptionCreatedSchema = z.looseObject({ subscriptionId: z.number() });
+export type SubscriptionCreated = z.infer<typeof SubscriptionCreatedSchema>;
+
+/** A subscription as listed (spec 2.8). */
+export const SubscriptionSchema = z.looseObject({
+  webhookSubscriptionId: z.number(),
+  webhookId: z.number(),
+  name: z.string().nullable().optional(),
+  webhookEvent: z.string() as z.ZodType<WebhookEvent, string>,
+  isActive: z.boolean(),
+  filters: SubscriptionFiltersSchema.nullable().optional(),
+});
+export type Subscription = z.infer<typeof SubscriptionSchema>;
+
+export const SubscriptionListSchema = z.array(SubscriptionSchema);

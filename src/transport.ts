@@ -1,0 +1,252 @@
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ZodType } from 'zod';
+import {
+  type ClaimsApiError,
+  ClaimsConnectionError,
+  ClaimsError,
+  ClaimsResponseValidationError,
+  errorFromResponse,
+} from './errors.js';
+import { mergeHeaders } from './internal/headers.js';
+import { collectIssues, throwIfInvalid } from './internal/validate.js';
+import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
+import { abortError } from './wire/abort.js';
+import type { Wire, WireResponse } from './wire/types.js';
+
+/** Options every SDK method takes as its last argument. */
+export interface CallOptions {
+  /** Aborts the call, including a wait between retries; it then rejects with an `AbortError`. */
+  signal?: AbortSignal;
+  /** Longest time one attempt may go without progress, in ms. @default the client's `timeoutMs` */
+  timeoutMs?: number;
+  /** How many times a failed attempt may be repeated (see README "Retries"). @default the client's `maxRetries` */
+  maxRetries?: number;
+  /** Extra headers for this call; they win over the client's `headers`. */
+  headers?: Record<string, string>;
+}
+
+/** A token, or a function giving one; the function is asked again once after a 401. */
+export type AccessTokenProvider = () => string | Promise<string>;
+
+/** A streamed request body (multipart upload), opened anew for each attempt. */
+export interface StreamBody {
+  open(): Promise<{ stream: Readable; headers: Record<string, string> }>;
+  /** False when the source can be read only once (a caller's stream): then no repeat. */
+  replayable: boolean;
+}
+
+/** What a resource asks the transport to do. */
+export interface RequestSpec<T> {
+  method: 'GET' | 'POST' | 'PATCH';
+  /** Path below the base URL, ids already encoded with the `path` tag. */
+  path: string;
+  query?: Record<string, string>;
+  /** Arguments to validate before sending, by name: `[schema, value]`. */
+  params?: Record<string, readonly [ZodType, unknown]>;
+  /** A JSON body; validated with `bodySchema` when given, and the parsed value is sent. */
+  body?: unknown;
+  bodySchema?: ZodType;
+  stream?: StreamBody;
+  /** Validates (and types) the answer. Without it the parsed JSON, text or `undefined` is returned. */
+  responseSchema?: ZodType<T>;
+  /** `'none'`: the answer's body is dropped and the call resolves to `undefined`. */
+  responseBody?: 'none';
+}
+
+export interface TransportConfig {
+  baseUrl: string;
+  accessToken: string | AccessTokenProvider;
+  timeoutMs: number;
+  maxRetries: number;
+  headers: Record<string, string>;
+  userAgent: string;
+  wire: Wire;
+}
+
+const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+const REDACTED = '[REDACTED]';
+
+/**
+ * The one path every request takes: URL, headers and bearer token, validation, the retry
+ * loop, and parsing of the answer into a value or a typed error.
+ */
+export class Transport {
+  readonly #config: TransportConfig;
+  readonly #baseHeaders: Record<string, string>;
+
+  constructor(config: TransportConfig) {
+    this.#config = config;
+    this.#baseHeaders = mergeHeaders(
+      { accept: 'application/json', 'user-agent': config.userAgent },
+      config.headers,
+    );
+  }
+
+  get baseUrl(): string {
+    return this.#config.baseUrl;
+  }
+
+  /** Validates, sends (with retries) and parses one call. */
+  async request<T>(spec: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+    const body = validateSpec(spec);
+    const config = this.#config;
+    const method = spec.method;
+    const url = this.#url(spec);
+    const headers = options.headers
+      ? mergeHeaders(this.#baseHeaders, options.headers)
+      : { ...this.#baseHeaders };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const timeoutMs = options.timeoutMs ?? config.timeoutMs;
+    const maxRetries = spec.stream?.replayable === false ? 0 : (options.maxRetries ?? config.maxRetries);
+    const signal = options.signal;
+
+    let refreshedToken = false;
+    for (let retry = 0; ; retry++) {
+      if (signal?.aborted) throw abortError(signal);
+      const token = await this.#token(refreshedToken);
+      headers.authorization = `Bearer ${token}`;
+      let wireBody: string | Readable | undefined = body;
+      if (spec.stream) {
+        const opened = await spec.stream.open();
+        Object.assign(headers, opened.headers);
+        wireBody = opened.stream;
+      }
+
+      let response: WireResponse;
+      try {
+        response = await config.wire({ url, method, headers, body: wireBody, signal, timeoutMs });
+        // Inside the try: a body that stalls or is cut off is a network failure too.
+        if (response.status < 400) return await parseSuccess(spec, response, method, url);
+      } catch (error) {
+        if (typeof wireBody === 'object') wireBody.destroy();
+        if (!(error instanceof ClaimsConnectionError)) throw error;
+        const failure = { kind: 'network', notConnected: isNotConnected(error.cause) } as const;
+        if (retry < maxRetries && shouldRetry(method, failure)) {
+          await sleep(backoffDelay(retry), undefined, { signal }).catch(() => {
+            throw abortError(signal as AbortSignal);
+          });
+          continue;
+        }
+        throw error;
+      }
+
+      const status = response.status;
+      const apiError = await readApiError(response, { method, url, token });
+      if (status === 401 && !refreshedToken && typeof config.accessToken === 'function') {
+        // The provider may hold an expired token: ask it once more; a 401 means nothing was processed.
+        refreshedToken = true;
+        retry--;
+        continue;
+      }
+      if (retry < maxRetries && shouldRetry(method, { kind: 'status', status })) {
+        const asked = parseRetryAfter(apiError.headers);
+        if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) throw apiError;
+        await sleep(asked ?? backoffDelay(retry), undefined, { signal }).catch(() => {
+          throw abortError(signal as AbortSignal);
+        });
+        continue;
+      }
+      throw apiError;
+    }
+  }
+
+  #url(spec: RequestSpec<unknown>): string {
+    const url = this.#config.baseUrl + spec.path;
+    if (!spec.query) return url;
+    const query = new URLSearchParams(spec.query).toString();
+    return query ? `${url}?${query}` : url;
+  }
+
+  async #token(refresh: boolean): Promise<string> {
+    const source = this.#config.accessToken;
+    if (typeof source === 'string') return source;
+    let token: unknown;
+    try {
+      token = await source();
+    } catch (error) {
+      throw new ClaimsError(`accessToken provider failed${refresh ? ' after a 401' : ''}`, { cause: error });
+    }
+    if (typeof token !== 'string' || token === '') {
+      throw new ClaimsError('accessToken provider returned no token (expected a non-empty string)');
+    }
+    return token;
+  }
+}
+
+function validateSpec(spec: RequestSpec<unknown>): string | undefined {
+  const checks: Array<readonly [string, ZodType, unknown]> = [];
+  for (const name in spec.params) {
+    const [schema, value] = spec.params[name] as readonly [ZodType, unknown];
+    checks.push([name, schema, value]);
+  }
+  if (spec.bodySchema) checks.push(['', spec.bodySchema, spec.body]);
+  const { issues, values } = collectIssues(checks);
+  throwIfInvalid(issues);
+  if (spec.body === undefined) return undefined;
+  return JSON.stringify(spec.bodySchema ? values[values.length - 1] : spec.body);
+}
+
+async function parseSuccess<T>(
+  spec: RequestSpec<T>,
+  response: WireResponse,
+  method: string,
+  url: string,
+): Promise<T> {
+  if (spec.responseBody === 'none') {
+    await response.discard();
+    return undefined as T;
+  }
+  const text = await response.text();
+  let value: unknown;
+  if (text.trim() !== '') {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      if (spec.responseSchema) {
+        throw new ClaimsResponseValidationError(
+          text,
+          [{ path: '', message: 'the body is not valid JSON' }],
+          `${method} ${url}`,
+        );
+      }
+      value = text;
+    }
+  }
+  if (!spec.responseSchema) return value as T;
+  const result = spec.responseSchema.safeParse(value);
+  if (result.success) return result.data;
+  const { issues } = collectIssues([['', spec.responseSchema, value]]);
+  throw new ClaimsResponseValidationError(value, issues, `${method} ${url}`);
+}
+
+async function readApiError(
+  response: WireResponse,
+  request: { method: string; url: string; token: string },
+): Promise<ClaimsApiError> {
+  const headers = response.headers();
+  let body: unknown;
+  try {
+    const { text, truncated } = await response.textUpTo(MAX_ERROR_BODY_BYTES);
+    // A server may echo the token back (e.g. "invalid token …"): it must not reach the error.
+    const safe = request.token ? text.split(request.token).join(REDACTED) : text;
+    body = safe;
+    if (!truncated && safe.trim() !== '') {
+      try {
+        body = JSON.parse(safe);
+      } catch {
+        // Not JSON: the text is the body.
+      }
+    }
+  } catch {
+    // The body could not be read; the status alone still says what happened.
+    body = undefined;
+  }
+  return errorFromResponse({
+    status: response.status,
+    body,
+    headers,
+    method: request.method,
+    url: request.url,
+  });
+}

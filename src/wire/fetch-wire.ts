@@ -1,0 +1,130 @@
+import { Readable } from 'node:stream';
+import { ClaimsConnectionError, ClaimsTimeoutError } from '../errors.js';
+import { abortError } from './abort.js';
+import type { Wire, WireRequest, WireResponse } from './types.js';
+
+/** The subset of `fetch` the SDK calls. */
+export type FetchLike = (url: string, init: RequestInit & { duplex?: 'half' }) => Promise<Response>;
+
+/**
+ * A wire over a user-given `fetch` (msw in tests, edge runtimes). fetch has no
+ * progress timeout of its own, so one timer per attempt is restarted on each body chunk.
+ * A streamed body is sent with `redirect: 'error'`: otherwise fetch keeps the whole body in
+ * memory in case a redirect needs it again.
+ */
+export function fetchWire(fetchFn: FetchLike): Wire {
+  return async (req) => {
+    const attempt = new AttemptControl(req);
+    try {
+      const streamed = req.body !== undefined && typeof req.body !== 'string';
+      const response = await fetchFn(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: streamed
+          ? (Readable.toWeb(req.body as Readable) as ReadableStream)
+          : (req.body as string | undefined),
+        signal: attempt.signal,
+        ...(streamed ? { duplex: 'half' as const, redirect: 'error' as const } : {}),
+      });
+      attempt.progress();
+      return new FetchResponse(response, attempt);
+    } catch (error) {
+      throw attempt.translate(error);
+    }
+  };
+}
+
+class AttemptControl {
+  private readonly controller = new AbortController();
+  private timedOut = false;
+  private timer: NodeJS.Timeout;
+  readonly signal: AbortSignal;
+
+  constructor(private readonly req: WireRequest) {
+    this.signal = this.controller.signal;
+    this.timer = setTimeout(() => this.onTimeout(), req.timeoutMs);
+    req.signal?.addEventListener('abort', () => this.controller.abort(req.signal?.reason), { once: true });
+  }
+
+  private onTimeout(): void {
+    this.timedOut = true;
+    this.controller.abort();
+  }
+
+  progress(): void {
+    this.timer.refresh();
+  }
+
+  done(): void {
+    clearTimeout(this.timer);
+  }
+
+  translate(error: unknown): Error {
+    this.done();
+    if (this.req.signal?.aborted) return abortError(this.req.signal);
+    if (this.timedOut) {
+      return new ClaimsTimeoutError(`Request timed out: no progress for ${this.req.timeoutMs} ms`, {
+        cause: error,
+      });
+    }
+    if (error instanceof ClaimsConnectionError) return error;
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    return new ClaimsConnectionError(`Connection failed: ${detail}`, { cause: error });
+  }
+}
+
+class FetchResponse implements WireResponse {
+  readonly status: number;
+
+  constructor(
+    private readonly response: Response,
+    private readonly attempt: AttemptControl,
+  ) {
+    this.status = response.status;
+  }
+
+  headers(): Record<string, string> {
+    const out: Record<string, string> = {};
+    this.response.headers.forEach((value, name) => {
+      out[name] = value;
+    });
+    return out;
+  }
+
+  async text(): Promise<string> {
+    return (await this.read(Number.POSITIVE_INFINITY)).text;
+  }
+
+  textUpTo(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+    return this.read(maxBytes);
+  }
+
+  async discard(): Promise<void> {
+    this.attempt.done();
+    await this.response.body?.cancel().catch(() => undefined);
+  }
+
+  private async read(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const reader = this.response.body?.getReader();
+    try {
+      while (reader) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        this.attempt.progress();
+        chunks.push(value);
+        size += value.byteLength;
+        if (size > maxBytes) {
+          await reader.cancel();
+          return { text: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'), truncated: true };
+        }
+      }
+    } catch (error) {
+      throw this.attempt.translate(error);
+    }
+    this.attempt.done();
+    return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+  }
+}

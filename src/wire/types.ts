@@ -1,0 +1,32 @@
+import type { Readable } from 'node:stream';
+
+/** One HTTP attempt, as the transport hands it to a wire. */
+export interface WireRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  /** A JSON string, a stream (multipart upload) or nothing. */
+  body: string | Readable | undefined;
+  signal: AbortSignal | undefined;
+  /** Longest time without progress: waiting for headers, or between body chunks. */
+  timeoutMs: number;
+}
+
+/** The answer's head; the body is read by one of the methods, exactly once. */
+export interface WireResponse {
+  status: number;
+  /** Response headers, lower-case names, repeated values joined with `, `. */
+  headers(): Record<string, string>;
+  /** The whole body as text. */
+  text(): Promise<string>;
+  /** Up to `maxBytes` of the body as text; the rest is discarded and the connection closed. */
+  textUpTo(maxBytes: number): Promise<{ text: string; truncated: boolean }>;
+  /** Reads and drops the body, so the connection can be reused. */
+  discard(): Promise<void>;
+}
+
+/**
+ * Sends one attempt. Rejects with `ClaimsConnectionError`/`ClaimsTimeoutError` (the
+ * underlying error as `cause`), or with the platform's `AbortError` when `signal` aborted.
+ */
+export type Wire = (request: WireRequest) => Promise<WireResponse>;

@@ -1,0 +1,23 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      'claims-notification-sdk/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      'claims-notification-sdk': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+    },
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 15_000,
+    hookTimeout: 15_000,
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      exclude: ['src/bin/**'],
+      reporter: ['text-summary'],
+      thresholds: { lines: 90 },
+    },
+  },
+});
