@@ -59,6 +59,8 @@ export function parseRetryAfter(headers: Record<string, string>, now = Date.now(
   const header = headers['retry-after'];
   if (header === undefined || header.trim() === '') return undefined;
   if (/^\s*\d+(\.\d+)?\s*$/.test(header)) return Number(header) * 1000;
+  // Only an HTTP date (it names a weekday and month) is read as one: Date.parse('-1') is a date too.
+  if (!/[a-z]/i.test(header)) return undefined;
   const date = Date.parse(header);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

@@ -27,9 +27,15 @@ export const HttpUrl = z.string().superRefine((value, ctx) => {
 });
 
 /** A numeric id (webhook, subscription): a non-negative integer, or a string of digits. */
-export const NumericId = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)], {
-  error: 'must be a non-negative integer id',
-});
+export const NumericId = z.custom<number | string>(
+  (value) =>
+    (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ||
+    (typeof value === 'string' && /^\d+$/.test(value)),
+  {
+    error: (issue) =>
+      `must be a non-negative integer id, got ${JSON.stringify(issue.input) ?? String(issue.input)}`,
+  },
+);
 /** A webhook or subscription id: numeric per the spec (a string of digits is accepted too). */
 export type NumericId = z.infer<typeof NumericId>;
 

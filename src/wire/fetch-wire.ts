@@ -101,8 +101,9 @@ class FetchResponse implements WireResponse {
   }
 
   async discard(): Promise<void> {
-    this.attempt.done();
-    await this.response.body?.cancel().catch(() => undefined);
+    // Read rather than cancel: some fetch implementations (msw's among them) never settle a
+    // cancel, and a drained body lets the connection be reused. The progress timer bounds it.
+    await this.read(Number.POSITIVE_INFINITY).catch(() => undefined);
   }
 
   private async read(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
