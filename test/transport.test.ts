@@ -18,17 +18,10 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from '../src/index.js';
+import { event, incident } from './helpers/fixtures.js';
 import { json, type RecordingServer, startRecordingServer } from './helpers/recording-server.js';
 
 const TOKEN = 'tok_live_transport_5ecr3t';
-const incident = {
-  programmeCode: 'PRG',
-  policyCountry: 'GB',
-  policyTypeCode: 'T1',
-  incidentDate: '2026-01-31',
-  description: 'Water leak',
-};
-const event = { eventType: 'Event Log Entry', category: 'Other', detail: 'x' };
 
 let server: RecordingServer;
 beforeAll(async () => {

@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimsClient, ClaimsValidationError } from '../src/index.js';
+import { event, incident, uuid } from './helpers/fixtures.js';
 import { type RecordingServer, startRecordingServer } from './helpers/recording-server.js';
-
-const incident = {
-  programmeCode: 'PRG',
-  policyCountry: 'GB',
-  policyTypeCode: 'T1',
-  incidentDate: '2026-01-31',
-  description: 'Water leak',
-};
-const event = { eventType: 'Event Log Entry', category: 'Other', detail: 'x' };
-const uuid = '3f2c1b0a-9d8e-4f7a-8b6c-5d4e3f2a1b0c';
 
 let server: RecordingServer;
 let client: ClaimsClient;
