@@ -1,42 +1,322 @@
 import type { ExtendedFieldValue } from './schemas/incidents.js';
 import type { IncidentFieldDescriptor } from './schemas/metadata.js';
 
+/**
+ * The kinds of problem {@link checkExtendedFields} reports, one code per kind.
+ * Stable: compare `problem.code` against these rather than parsing messages.
+ */
+export const ExtendedFieldProblemCodes = {
+  /** The identifier is not a field of the form. The message suggests a close one, if any. */
+  UnknownIdentifier: 'unknown_identifier',
+  /** The field has a `listSource` and the value is not one of its entries (exact match). */
+  NotInList: 'not_in_list',
+  /** The value has more characters than the field's `maxLength`. */
+  TooLong: 'too_long',
+  /** A field with `isRequired: true` is absent, or its value is empty or only whitespace. */
+  RequiredMissing: 'required_missing',
+  /** The identifier appears more than once; reported on every occurrence after the first. */
+  DuplicateIdentifier: 'duplicate_identifier',
+  /** The field's descriptor maps it to somewhere other than `extendedFields` (`mapsTo`). */
+  WrongTarget: 'wrong_target',
+} as const;
+
+/** One of the {@link ExtendedFieldProblemCodes} values. */
+export type ExtendedFieldProblemCode =
+  (typeof ExtendedFieldProblemCodes)[keyof typeof ExtendedFieldProblemCodes];
+
 /** One problem found by {@link checkExtendedFields}. */
 export interface ExtendedFieldProblem {
-  /** The identifier concerned. */
+  /** The identifier concerned: as sent, or the descriptor's for a missing required field. */
   identifier: string;
-  /** What kind of problem (e.g. `unknown_identifier`, `not_in_list`). */
-  code: string;
-  /** What is wrong, naming the field as the form shows it. */
+  /** What kind of problem; one of {@link ExtendedFieldProblemCodes}. */
+  code: ExtendedFieldProblemCode;
+  /** What is wrong, naming the field by its `name` and `section`, as the form shows it. */
   message: string;
 }
 
 /**
- * Checks extended field values against a form's descriptors and returns every problem
- * (`[]` when valid). Pure: it sends nothing.
+ * A problem with where it is: `index` in the `extendedFields` array, or `undefined` for a
+ * required field that is absent. Internal: the public problem shape stays as documented.
+ */
+export interface LocatedProblem {
+  index: number | undefined;
+  problem: ExtendedFieldProblem;
+}
+
+/** At most this many allowed values are named in a `not_in_list` message. */
+const MAX_LISTED_VALUES = 10;
+const EXTENDED_FIELDS_TARGET = 'extendedfields';
+const Codes = ExtendedFieldProblemCodes;
+
+/**
+ * Checks extended field values against a form's descriptors (from
+ * `client.metadata.incidentFields`) and returns every problem, in the order of the values,
+ * then the required fields that are absent. `[]` means valid. Pure: it sends nothing.
+ *
+ * Rules (see README "Extended fields"): identifiers and `listSource` entries match exactly
+ * (case-sensitive); an empty or whitespace-only value of a field that is not required is
+ * "not given" and is not checked against `listSource`; `maxLength` counts characters
+ * (Unicode code points); `isRequired` absent means not required.
+ *
+ * @example
+ * const problems = checkExtendedFields(descriptors, extendedFieldsFrom({ 'claim_form:Cause_Of_Loss': 'Fir' }));
+ * // [{ identifier: 'claim_form:Cause_Of_Loss', code: 'not_in_list',
+ * //    message: '"Cause of loss" (section "Incident details") must be one of: Fire, Flood, Theft; got "Fir"' }]
  */
 export function checkExtendedFields(
   descriptors: readonly IncidentFieldDescriptor[],
   extendedFields: readonly ExtendedFieldValue[],
 ): ExtendedFieldProblem[] {
-  const known = new Map(descriptors.map((d) => [d.identifier, d]));
-  const problems: ExtendedFieldProblem[] = [];
-  for (const field of extendedFields) {
+  return locateExtendedFieldProblems(descriptors, extendedFields).map((located) => located.problem);
+}
+
+/** {@link checkExtendedFields}, keeping the array index of each problem. @internal */
+export function locateExtendedFieldProblems(
+  descriptors: readonly IncidentFieldDescriptor[],
+  extendedFields: readonly ExtendedFieldValue[],
+): LocatedProblem[] {
+  const known = indexDescriptors(descriptors);
+  const firstIndex = new Map<string, number>();
+  const located: LocatedProblem[] = [];
+  extendedFields.forEach((field, index) => {
+    const add = (problem: ExtendedFieldProblem) => located.push({ index, problem });
+    const earlier = firstIndex.get(field.identifier);
+    if (earlier === undefined) firstIndex.set(field.identifier, index);
+    else add(duplicateProblem(field.identifier, known.get(field.identifier), earlier));
     const descriptor = known.get(field.identifier);
-    if (!descriptor) {
-      problems.push({
-        identifier: field.identifier,
-        code: 'unknown_identifier',
-        message: 'unknown identifier',
-      });
-    } else if (descriptor.listSource && !descriptor.listSource.includes(field.value)) {
-      problems.push({ identifier: field.identifier, code: 'not_in_list', message: 'value not allowed' });
+    if (descriptor === undefined) add(unknownProblem(field.identifier, descriptors));
+    else for (const problem of valueProblems(descriptor, field.value)) add(problem);
+  });
+  for (const descriptor of requiredExtendedFields(descriptors)) {
+    if (!firstIndex.has(descriptor.identifier)) {
+      located.push({ index: undefined, problem: absentProblem(descriptor) });
     }
+  }
+  return located;
+}
+
+/**
+ * The descriptors of the fields a form requires in `extendedFields` (`isRequired: true`,
+ * and `mapsTo` absent or `extendedFields`), in the metadata's order. Pure.
+ *
+ * @example
+ * const required = requiredExtendedFields(await client.metadata.incidentFields(query));
+ * for (const field of required) console.log(`${field.section} › ${field.name} (${field.identifier})`);
+ */
+export function requiredExtendedFields(
+  descriptors: readonly IncidentFieldDescriptor[],
+): IncidentFieldDescriptor[] {
+  return descriptors.filter((d) => d.isRequired === true && targetsExtendedFields(d));
+}
+
+/**
+ * Builds `[{ identifier, value }, ...]` from `{ identifier: value }`, in the object's order
+ * (string keys keep insertion order; the identifiers always hold a `:`, so none is an
+ * integer-like key that JavaScript would move to the front).
+ *
+ * @example
+ * extendedFieldsFrom({ 'claim_form:Cause_Of_Loss': 'Fire', 'claim_form:Police_Ref': 'AB123' })
+ * // [{ identifier: 'claim_form:Cause_Of_Loss', value: 'Fire' }, { identifier: 'claim_form:Police_Ref', value: 'AB123' }]
+ */
+export function extendedFieldsFrom(values: Readonly<Record<string, string>>): ExtendedFieldValue[] {
+  return Object.entries(values).map(([identifier, value]) => ({ identifier, value }));
+}
+
+/** The first descriptor per identifier: a repeated one in the metadata should not shadow it. */
+function indexDescriptors(
+  descriptors: readonly IncidentFieldDescriptor[],
+): Map<string, IncidentFieldDescriptor> {
+  const known = new Map<string, IncidentFieldDescriptor>();
+  for (const d of descriptors) if (!known.has(d.identifier)) known.set(d.identifier, d);
+  return known;
+}
+
+/**
+ * `mapsTo` absent or empty means no other target is stated. The comparison ignores case:
+ * a server writing `ExtendedFields` must not make every claim fail before it is sent.
+ */
+function targetsExtendedFields(descriptor: IncidentFieldDescriptor): boolean {
+  const target = descriptor.mapsTo;
+  return target === undefined || target === '' || target.toLowerCase() === EXTENDED_FIELDS_TARGET;
+}
+
+function isBlank(value: string): boolean {
+  return value.trim() === '';
+}
+
+/** Problems with one value of a known field. */
+function valueProblems(descriptor: IncidentFieldDescriptor, value: string): ExtendedFieldProblem[] {
+  const identifier = descriptor.identifier;
+  const label = fieldLabel(descriptor);
+  if (!targetsExtendedFields(descriptor)) {
+    // The value belongs elsewhere in the body, so its list and length rules are moot here.
+    const message = `${label} is not an extended field: its metadata maps it to "${descriptor.mapsTo}"; send it there instead of in extendedFields`;
+    return [{ identifier, code: Codes.WrongTarget, message }];
+  }
+  if (isBlank(value)) {
+    if (descriptor.isRequired !== true) return [];
+    const message = `${label} is required; got ${value === '' ? 'an empty value' : 'only whitespace'}`;
+    return [{ identifier, code: Codes.RequiredMissing, message }];
+  }
+  const problems: ExtendedFieldProblem[] = [];
+  const list = descriptor.listSource;
+  if (list !== null && list !== undefined && !list.includes(value)) {
+    problems.push({ identifier, code: Codes.NotInList, message: notInListMessage(label, list, value) });
+  }
+  const max = descriptor.maxLength;
+  const length = characterCount(value);
+  if (max !== null && max !== undefined && length > max) {
+    const message = `${label} must be at most ${max} characters; got ${length}`;
+    problems.push({ identifier, code: Codes.TooLong, message });
   }
   return problems;
 }
 
-/** Builds `[{ identifier, value }, ...]` from `{ identifier: value }`, in the object's order. */
-export function extendedFieldsFrom(values: Record<string, string>): ExtendedFieldValue[] {
-  return Object.entries(values).map(([identifier, value]) => ({ identifier, value }));
+/**
+ * Code points, not UTF-16 units: the spec does not say how the service counts, and counting
+ * the smaller way means the check never refuses a value the service would accept.
+ */
+function characterCount(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
+
+function notInListMessage(label: string, list: readonly string[], value: string): string {
+  if (list.length === 0) return `${label} has no allowed values (its listSource is empty); got "${value}"`;
+  const shown = list.slice(0, MAX_LISTED_VALUES).join(', ');
+  const rest = list.length > MAX_LISTED_VALUES ? ` … and ${list.length - MAX_LISTED_VALUES} more` : '';
+  const near = list.find((entry) => entry.trim().toLowerCase() === value.trim().toLowerCase());
+  const hint =
+    near === undefined ? '' : `; did you mean "${near}"? (values must match exactly, including case)`;
+  return `${label} must be one of: ${shown}${rest}; got "${value}"${hint}`;
+}
+
+function absentProblem(descriptor: IncidentFieldDescriptor): ExtendedFieldProblem {
+  return {
+    identifier: descriptor.identifier,
+    code: Codes.RequiredMissing,
+    message: `${fieldLabel(descriptor)} is required but missing (identifier "${descriptor.identifier}")`,
+  };
+}
+
+function duplicateProblem(
+  identifier: string,
+  descriptor: IncidentFieldDescriptor | undefined,
+  firstIndex: number,
+): ExtendedFieldProblem {
+  const label = descriptor ? fieldLabel(descriptor) : `"${identifier}"`;
+  return {
+    identifier,
+    code: Codes.DuplicateIdentifier,
+    message: `${label} is given more than once (first at extendedFields[${firstIndex}])`,
+  };
+}
+
+function unknownProblem(
+  identifier: string,
+  descriptors: readonly IncidentFieldDescriptor[],
+): ExtendedFieldProblem {
+  const suggestion = closestDescriptor(identifier, descriptors);
+  const hint = suggestion
+    ? `; did you mean ${suggestionLabel(suggestion)}?`
+    : '; this form has no such field';
+  return { identifier, code: Codes.UnknownIdentifier, message: `unknown identifier "${identifier}"${hint}` };
+}
+
+/** How a person finds the field on screen: `"Cause of loss" (section "Incident details")`. */
+function fieldLabel(descriptor: IncidentFieldDescriptor): string {
+  const name = descriptor.name?.trim() ? descriptor.name : descriptor.identifier;
+  return descriptor.section?.trim() ? `"${name}" (section "${descriptor.section}")` : `"${name}"`;
+}
+
+/** `"claim_form:Cause_Of_Loss" ("Cause of loss", section "Incident details")`, parts as known. */
+function suggestionLabel(descriptor: IncidentFieldDescriptor): string {
+  const parts: string[] = [];
+  if (descriptor.name?.trim()) parts.push(`"${descriptor.name}"`);
+  if (descriptor.section?.trim()) parts.push(`section "${descriptor.section}"`);
+  return parts.length > 0 ? `"${descriptor.identifier}" (${parts.join(', ')})` : `"${descriptor.identifier}"`;
+}
+
+/**
+ * The known field closest to a mistyped identifier, or `undefined` when none is close.
+ * Compares case-insensitively both whole identifiers and the field parts after `:`, so a
+ * typo in either part, a wrong form prefix, or a missing prefix is still recognised.
+ * e.g. `claim_form:cause_of_los`, `clam_form:Cause_Of_Loss`, `other:Cause_Of_Loss` and
+ * `Cause of loss` all suggest `claim_form:Cause_Of_Loss`.
+ * Ties go to the earlier descriptor, so the answer is stable.
+ */
+function closestDescriptor(
+  identifier: string,
+  descriptors: readonly IncidentFieldDescriptor[],
+): IncidentFieldDescriptor | undefined {
+  const wanted = identifier.toLowerCase();
+  const wantedField = fieldPart(wanted);
+  let best: IncidentFieldDescriptor | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const descriptor of descriptors) {
+    const candidate = descriptor.identifier.toLowerCase();
+    const candidateField = fieldPart(candidate);
+    const whole = editDistance(wanted, candidate);
+    const field = editDistance(wantedField, candidateField);
+    const distance = Math.min(
+      // The field part sets the tolerance for both: a shared form prefix must not make
+      // "f:Name" close to "f:Date".
+      whole <= threshold(candidateField) ? whole : Number.POSITIVE_INFINITY,
+      field <= threshold(candidateField) ? field : Number.POSITIVE_INFINITY,
+    );
+    if (distance < bestDistance) {
+      best = descriptor;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** The part after the first `:` (identifiers have the form `<form_name>:<Field_Name>`). */
+function fieldPart(identifier: string): string {
+  const colon = identifier.indexOf(':');
+  return colon === -1 ? identifier : identifier.slice(colon + 1);
+}
+
+/**
+ * How many edits still count as "close": a third of the length, at least one. Short names
+ * thus need a near-exact match ("Date" is not a typo of "Name"), long ones forgive more.
+ */
+function threshold(target: string): number {
+  return Math.max(1, Math.floor(target.length / 3));
+}
+
+/**
+ * Damerau–Levenshtein distance (optimal string alignment): insertions, deletions,
+ * substitutions and swaps of two neighbours each cost one. Identifiers are short, so the
+ * full table is cheap.
+ */
+export function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[][] = Array.from({ length: rows }, (_, i) =>
+    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(at(d, i - 1, j) + 1, at(d, i, j - 1) + 1, at(d, i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, at(d, i - 2, j - 2) + 1);
+      }
+      setAt(d, i, j, value);
+    }
+  }
+  return at(d, a.length, b.length);
+}
+
+// With noUncheckedIndexedAccess a table read is `number | undefined`; these keep the maths readable.
+function at(table: number[][], i: number, j: number): number {
+  return table[i]?.[j] ?? 0;
+}
+
+function setAt(table: number[][], i: number, j: number, value: number): void {
+  const row = table[i];
+  if (row) row[j] = value;
 }

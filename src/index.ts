@@ -18,7 +18,14 @@ export {
   UnprocessableEntityError,
   type ValidationIssue,
 } from './errors.js';
-export { checkExtendedFields, type ExtendedFieldProblem, extendedFieldsFrom } from './extended-fields.js';
+export {
+  checkExtendedFields,
+  type ExtendedFieldProblem,
+  type ExtendedFieldProblemCode,
+  ExtendedFieldProblemCodes,
+  extendedFieldsFrom,
+  requiredExtendedFields,
+} from './extended-fields.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';
 export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
 export type { NumericId, OpenString } from './schemas/common.js';

@@ -1,40 +1,123 @@
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from './schemas/metadata.js';
 import type { CallOptions } from './transport.js';
+import { abortError } from './wire/abort.js';
 
-type Fetcher = (query: IncidentFieldsQuery, options?: CallOptions) => Promise<IncidentFieldDescriptor[]>;
+type Fetcher = (query: IncidentFieldsQuery, options: CallOptions) => Promise<IncidentFieldDescriptor[]>;
 
 interface Entry {
-  expiresAt: number;
-  value: Promise<IncidentFieldDescriptor[]>;
+  promise: Promise<IncidentFieldDescriptor[]>;
+  /** Set once the look-up succeeded; an entry still in flight never goes stale. */
+  expiresAt: number | undefined;
+  /** Aborts the shared look-up once every caller waiting for it has given up. */
+  controller: AbortController;
+  /** Callers still waiting for the look-up in flight. */
+  waiters: number;
 }
 
 /**
- * Incident form descriptors per (programme, policy type, country), kept for a TTL.
- * Concurrent callers share one look-up; a failed look-up is dropped so the next call retries.
+ * Incident form descriptors per (programme, policy type, country), kept for a TTL counted
+ * from when the answer arrived.
+ *
+ * - Concurrent callers share one look-up.
+ * - A failed look-up is dropped at once, so the next call asks again.
+ * - The shared look-up does not run with any caller's `signal`: one caller's abort must not
+ *   fail the others. Each caller races its own signal against the shared promise instead,
+ *   and when the last waiting caller aborts, the look-up itself is aborted and dropped.
+ *   Its other options (`timeoutMs`, `maxRetries`, `headers`) are the first caller's.
  */
 export class MetadataCache {
   readonly #entries = new Map<string, Entry>();
 
+  /**
+   * @param ttlMs how long a successful answer is reused, in ms; `0` disables reuse (concurrent
+   *   callers still share one look-up)
+   * @param fetcher asks the server; called with the first caller's options and the cache's own signal
+   */
   constructor(
     private readonly ttlMs: number,
     private readonly fetcher: Fetcher,
   ) {}
 
-  get(query: IncidentFieldsQuery, options?: CallOptions): Promise<IncidentFieldDescriptor[]> {
-    const key = `${query.programmeCode}\u0000${query.policyTypeCode}\u0000${query.countryCode}`;
-    const now = Date.now();
+  /** The descriptors for `query`, from the cache when fresh, else from one shared look-up. */
+  get(query: IncidentFieldsQuery, options: CallOptions = {}): Promise<IncidentFieldDescriptor[]> {
+    const { signal, ...shared } = options;
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    const normalised = normaliseQuery(query);
+    const key = cacheKey(normalised);
     const hit = this.#entries.get(key);
-    if (hit && hit.expiresAt > now) return hit.value;
-    const value = this.fetcher(query, options);
-    const entry = { expiresAt: now + this.ttlMs, value };
-    this.#entries.set(key, entry);
-    value.catch(() => {
-      if (this.#entries.get(key) === entry) this.#entries.delete(key);
-    });
-    return value;
+    const entry = hit && !isStale(hit, Date.now()) ? hit : this.#start(key, normalised, shared);
+    return this.#wait(key, entry, signal);
   }
 
+  /** Drops every entry; look-ups in flight finish for their callers but are not kept. */
   clear(): void {
     this.#entries.clear();
   }
+
+  #start(key: string, query: IncidentFieldsQuery, options: CallOptions): Entry {
+    const controller = new AbortController();
+    const promise = this.fetcher(query, { ...options, signal: controller.signal });
+    const entry: Entry = { promise, expiresAt: undefined, controller, waiters: 0 };
+    this.#entries.set(key, entry);
+    promise.then(
+      () => {
+        entry.expiresAt = Date.now() + this.ttlMs;
+      },
+      () => this.#drop(key, entry),
+    );
+    return entry;
+  }
+
+  /** The shared promise as seen by one caller: rejected early if that caller's signal aborts. */
+  #wait(key: string, entry: Entry, signal: AbortSignal | undefined): Promise<IncidentFieldDescriptor[]> {
+    if (entry.expiresAt !== undefined) return entry.promise;
+    // Callers without a signal count too: they can never give up, so they keep it alive.
+    entry.waiters++;
+    if (!signal) return entry.promise;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        entry.waiters--;
+        // Nobody else wants this answer: stop the request rather than let it run unobserved.
+        if (entry.waiters === 0 && entry.expiresAt === undefined) {
+          this.#drop(key, entry);
+          entry.controller.abort();
+        }
+        reject(abortError(signal));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      entry.promise.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Removes `entry` unless a newer look-up has already replaced it. */
+  #drop(key: string, entry: Entry): void {
+    if (this.#entries.get(key) === entry) this.#entries.delete(key);
+  }
+}
+
+function isStale(entry: Entry, now: number): boolean {
+  return entry.expiresAt !== undefined && entry.expiresAt <= now;
+}
+
+/**
+ * Country codes are case-insensitive (`gb` and `GB` are one form), so they are upper-cased,
+ * the ISO 3166 spelling, both for the key and for the query sent. Programme and policy type
+ * codes are kept as given: the spec does not say the service ignores their case.
+ */
+function normaliseQuery(query: IncidentFieldsQuery): IncidentFieldsQuery {
+  return { ...query, countryCode: query.countryCode.toUpperCase() };
+}
+
+function cacheKey(query: IncidentFieldsQuery): string {
+  // NUL cannot appear in a code typed by a person, so the parts cannot run into each other.
+  return `${query.programmeCode}\u0000${query.policyTypeCode}\u0000${query.countryCode}`;
 }

@@ -1,5 +1,10 @@
-import { ClaimsValidationError } from '../errors.js';
-import { checkExtendedFields } from '../extended-fields.js';
+import { ClaimsValidationError, type ValidationIssue } from '../errors.js';
+import {
+  type LocatedProblem,
+  locateExtendedFieldProblems,
+  requiredExtendedFields,
+} from '../extended-fields.js';
+import { parseInput } from '../internal/parse-input.js';
 import { MetadataCache } from '../metadata-cache.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
 import {
@@ -12,6 +17,10 @@ import {
 import type { CallOptions, Transport } from '../transport.js';
 import { Resource } from './resource.js';
 
+/**
+ * Incident form and programme metadata, and the cache of form descriptors behind the
+ * automatic extended-field check of `incidents.create` (see README "Extended fields").
+ */
 export class Metadata extends Resource {
   readonly #cache: MetadataCache;
 
@@ -22,7 +31,11 @@ export class Metadata extends Resource {
 
   /**
    * The fields of an incident form: GET `/metadata/incidents`. Always asks the server; the
-   * automatic check of `incidents.create` uses a cached copy instead.
+   * automatic check of `incidents.create` and `requiredFields` use a cached copy instead.
+   * Descriptor fields the spec does not show are kept.
+   *
+   * @example
+   * const fields = await client.metadata.incidentFields({ programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', countryCode: 'GB' });
    */
   incidentFields(query: IncidentFieldsQuery, options?: CallOptions): Promise<IncidentFieldDescriptor[]> {
     return this.transport.request(
@@ -57,26 +70,63 @@ export class Metadata extends Resource {
     );
   }
 
-  /** Empties the cache of form descriptors used by the automatic check of `incidents.create`. */
+  /**
+   * The fields a form requires in `extendedFields` (`isRequired: true`), in the metadata's
+   * order, so a UI or a script can ask for them before creating the incident. Uses the same
+   * cache as the automatic check of `incidents.create`.
+   *
+   * @example
+   * const required = await client.metadata.requiredFields({ programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', countryCode: 'GB' });
+   * // [{ identifier: 'claim_form:Cause_Of_Loss', name: 'Cause of loss', section: 'Incident details', ... }]
+   * @throws ClaimsValidationError when the query is invalid; nothing was sent.
+   */
+  async requiredFields(
+    query: IncidentFieldsQuery,
+    options?: CallOptions,
+  ): Promise<IncidentFieldDescriptor[]> {
+    const [valid] = parseInput<IncidentFieldsQuery>([['query', IncidentFieldsQuerySchema, query]]);
+    const descriptors = await this.#cache.get(valid as IncidentFieldsQuery, options);
+    // Copies: the cached descriptors are shared by every caller and must not be changed by one.
+    return structuredClone(requiredExtendedFields(descriptors));
+  }
+
+  /**
+   * Empties the cache of form descriptors used by the automatic check of `incidents.create`
+   * and by `requiredFields`, e.g. after the form was changed on the server.
+   */
   clearCache(): void {
     this.#cache.clear();
   }
 
-  /** @internal Throws `ClaimsValidationError` when the incident's extended fields break its form. */
+  /**
+   * @internal Throws `ClaimsValidationError` listing every problem when the incident's
+   * extended fields break its form. A failed metadata look-up rejects with its own error.
+   */
   async assertExtendedFields(incident: IncidentCreate, options?: CallOptions): Promise<void> {
-    const descriptors = await this.#cache.get(
-      {
-        programmeCode: incident.programmeCode,
-        policyTypeCode: incident.policyTypeCode,
-        countryCode: incident.policyCountry,
-      },
-      options,
-    );
-    const problems = checkExtendedFields(descriptors, incident.extendedFields ?? []);
-    if (problems.length > 0) {
-      throw new ClaimsValidationError(
-        problems.map((p) => ({ path: `extendedFields[${p.identifier}]`, message: p.message, code: p.code })),
-      );
-    }
+    const query = {
+      programmeCode: incident.programmeCode,
+      policyTypeCode: incident.policyTypeCode,
+      countryCode: incident.policyCountry,
+    };
+    const descriptors = await this.#cache.get(query, options);
+    const problems = locateExtendedFieldProblems(descriptors, incident.extendedFields ?? []);
+    if (problems.length === 0) return;
+    const issues = problems.map(toIssue);
+    const form = `programme "${query.programmeCode}", policy type "${query.policyTypeCode}", country "${query.countryCode}"`;
+    const lines = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+    throw new ClaimsValidationError(issues, `Invalid extendedFields for the form of ${form}: ${lines}`);
   }
+}
+
+/**
+ * The path is the index in `extendedFields` (an identifier can repeat, an index cannot), or
+ * `extendedFields` itself for a required field that is absent; the message starts with the
+ * identifier so it can still be searched for.
+ */
+function toIssue({ index, problem }: LocatedProblem): ValidationIssue {
+  return {
+    path: index === undefined ? 'extendedFields' : `extendedFields[${index}]`,
+    message: `${problem.identifier}: ${problem.message}`,
+    code: problem.code,
+  };
 }

@@ -1,0 +1,235 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MetadataCache } from '../src/metadata-cache.js';
+import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../src/schemas/metadata.js';
+import type { CallOptions } from '../src/transport.js';
+
+const query: IncidentFieldsQuery = { programmeCode: 'PRG', policyTypeCode: 'T1', countryCode: 'GB' };
+const descriptors: IncidentFieldDescriptor[] = [{ identifier: 'f:A' }];
+
+interface Call {
+  query: IncidentFieldsQuery;
+  options: CallOptions;
+  resolve(value: IncidentFieldDescriptor[]): void;
+  reject(error: unknown): void;
+}
+
+/** A fetcher whose answers the test releases by hand, recording every call. */
+function controlledFetcher() {
+  const calls: Call[] = [];
+  const fetcher = (q: IncidentFieldsQuery, options: CallOptions) =>
+    new Promise<IncidentFieldDescriptor[]>((resolve, reject) => {
+      calls.push({ query: q, options, resolve, reject });
+      // Like the transport: the cache's own signal aborts the request.
+      options.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+    });
+  return { calls, fetcher };
+}
+
+/** A fetcher that answers at once. */
+function instantFetcher() {
+  const fetcher = vi.fn(async (_q: IncidentFieldsQuery, _o: CallOptions) => descriptors);
+  return fetcher;
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('MetadataCache', () => {
+  it('makes one look-up for concurrent callers of one key', async () => {
+    const { calls, fetcher } = controlledFetcher();
+    const cache = new MetadataCache(60_000, fetcher);
+    const pending = Array.from({ length: 10 }, () => cache.get(query));
+    expect(calls).toHaveLength(1);
+    calls[0]?.resolve(descriptors);
+    const results = await Promise.all(pending);
+    for (const result of results) expect(result).toBe(descriptors);
+  });
+
+  it('reuses the answer within the TTL and asks again after it, counted from the answer', async () => {
+    let now = 1_000;
+    vi.spyOn(Date, 'now').mockImplementation(() => now);
+    const { calls, fetcher } = controlledFetcher();
+    const cache = new MetadataCache(100, fetcher);
+    const first = cache.get(query);
+    now += 500; // a slow answer: the TTL starts when it arrives, not when it was asked
+    calls[0]?.resolve(descriptors);
+    await first;
+    now += 99;
+    await expect(cache.get(query)).resolves.toBe(descriptors);
+    expect(calls).toHaveLength(1);
+    now += 1;
+    const again = cache.get(query);
+    expect(calls).toHaveLength(2);
+    calls[1]?.resolve([]);
+    await expect(again).resolves.toEqual([]);
+  });
+
+  it('keys by programme, policy type and country, the country in any case', async () => {
+    const fetcher = instantFetcher();
+    const cache = new MetadataCache(60_000, fetcher);
+    await cache.get(query);
+    await cache.get({ ...query, countryCode: 'gb' });
+    await cache.get({ ...query, countryCode: 'Gb' });
+    expect(fetcher).toHaveBeenCalledTimes(1);
+    await cache.get({ ...query, countryCode: 'FR' });
+    await cache.get({ ...query, programmeCode: 'prg' });
+    await cache.get({ ...query, policyTypeCode: 'T2' });
+    expect(fetcher).toHaveBeenCalledTimes(4);
+  });
+
+  it('asks with the country code upper-cased', async () => {
+    const fetcher = instantFetcher();
+    await new MetadataCache(60_000, fetcher).get({ ...query, countryCode: 'gb' });
+    expect(fetcher.mock.calls[0]?.[0]).toEqual(query);
+  });
+
+  it('does not keep a failed look-up: every waiter gets the error, the next call asks again', async () => {
+    const { calls, fetcher } = controlledFetcher();
+    const cache = new MetadataCache(60_000, fetcher);
+    const a = cache.get(query);
+    const b = cache.get(query);
+    const failure = new Error('boom');
+    calls[0]?.reject(failure);
+    await expect(a).rejects.toBe(failure);
+    await expect(b).rejects.toBe(failure);
+    const c = cache.get(query);
+    expect(calls).toHaveLength(2);
+    calls[1]?.resolve(descriptors);
+    await expect(c).resolves.toBe(descriptors);
+  });
+
+  it('clear() makes the next call ask again', async () => {
+    const fetcher = instantFetcher();
+    const cache = new MetadataCache(60_000, fetcher);
+    await cache.get(query);
+    cache.clear();
+    await cache.get(query);
+    expect(fetcher).toHaveBeenCalledTimes(2);
+  });
+
+  it('clear() during a look-up: its callers still get the answer, but it is not kept', async () => {
+    const { calls, fetcher } = controlledFetcher();
+    const cache = new MetadataCache(60_000, fetcher);
+    const first = cache.get(query);
+    cache.clear();
+    const second = cache.get(query);
+    expect(calls).toHaveLength(2);
+    calls[0]?.resolve(descriptors);
+    calls[1]?.resolve([]);
+    await expect(first).resolves.toBe(descriptors);
+    await expect(second).resolves.toEqual([]);
+    // The newer entry is the one kept; the older one's settling must not evict it.
+    await expect(cache.get(query)).resolves.toEqual([]);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('with a TTL of 0 shares only look-ups in flight', async () => {
+    const fetcher = instantFetcher();
+    const cache = new MetadataCache(0, fetcher);
+    await Promise.all([cache.get(query), cache.get(query)]);
+    expect(fetcher).toHaveBeenCalledTimes(1);
+    await settle();
+    await cache.get(query);
+    expect(fetcher).toHaveBeenCalledTimes(2);
+  });
+
+  it("runs the look-up with the first caller's options but never with a caller's signal", async () => {
+    const { calls, fetcher } = controlledFetcher();
+    const cache = new MetadataCache(60_000, fetcher);
+    const caller = new AbortController();
+    const pending = cache.get(query, { signal: caller.signal, timeoutMs: 1234, headers: { 'x-trace': '1' } });
+    const options = calls[0]?.options;
+    expect(options).toMatchObject({ timeoutMs: 1234, headers: { 'x-trace': '1' } });
+    expect(options?.signal).toBeInstanceOf(AbortSignal);
+    expect(options?.signal).not.toBe(caller.signal);
+    calls[0]?.resolve(descriptors);
+    await pending;
+  });
+
+  describe('abort', () => {
+    it("one caller's abort rejects only that caller; the others get the answer", async () => {
+      const { calls, fetcher } = controlledFetcher();
+      const cache = new MetadataCache(60_000, fetcher);
+      const quitter = new AbortController();
+      const patient = new AbortController();
+      const first = cache.get(query, { signal: quitter.signal });
+      const second = cache.get(query, { signal: patient.signal });
+      const third = cache.get(query);
+      quitter.abort();
+      await expect(first).rejects.toMatchObject({ name: 'AbortError' });
+      expect(calls[0]?.options.signal?.aborted).toBe(false);
+      calls[0]?.resolve(descriptors);
+      await expect(second).resolves.toBe(descriptors);
+      await expect(third).resolves.toBe(descriptors);
+      expect(calls).toHaveLength(1);
+      // The answer is cached even though its first caller left.
+      await expect(cache.get(query)).resolves.toBe(descriptors);
+      expect(calls).toHaveLength(1);
+    });
+
+    it("keeps the signal's reason", async () => {
+      const { fetcher } = controlledFetcher();
+      const cache = new MetadataCache(60_000, fetcher);
+      const controller = new AbortController();
+      const reason = new Error('user left the page');
+      const pending = cache.get(query, { signal: controller.signal });
+      controller.abort(reason);
+      const error = await pending.catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'AbortError', cause: reason });
+    });
+
+    it('when every waiting caller aborted, the look-up is aborted and not kept', async () => {
+      const { calls, fetcher } = controlledFetcher();
+      const cache = new MetadataCache(60_000, fetcher);
+      const a = new AbortController();
+      const b = new AbortController();
+      const first = cache.get(query, { signal: a.signal });
+      const second = cache.get(query, { signal: b.signal });
+      a.abort();
+      expect(calls[0]?.options.signal?.aborted).toBe(false);
+      b.abort();
+      expect(calls[0]?.options.signal?.aborted).toBe(true);
+      await expect(first).rejects.toMatchObject({ name: 'AbortError' });
+      await expect(second).rejects.toMatchObject({ name: 'AbortError' });
+      const next = cache.get(query);
+      expect(calls).toHaveLength(2);
+      calls[1]?.resolve(descriptors);
+      await expect(next).resolves.toBe(descriptors);
+    });
+
+    it('a caller without a signal keeps the look-up alive', async () => {
+      const { calls, fetcher } = controlledFetcher();
+      const cache = new MetadataCache(60_000, fetcher);
+      const controller = new AbortController();
+      const plain = cache.get(query);
+      const abortable = cache.get(query, { signal: controller.signal });
+      controller.abort();
+      await expect(abortable).rejects.toMatchObject({ name: 'AbortError' });
+      expect(calls[0]?.options.signal?.aborted).toBe(false);
+      calls[0]?.resolve(descriptors);
+      await expect(plain).resolves.toBe(descriptors);
+    });
+
+    it('an already aborted signal rejects at once and asks nothing', async () => {
+      const { calls, fetcher } = controlledFetcher();
+      const cache = new MetadataCache(60_000, fetcher);
+      await expect(cache.get(query, { signal: AbortSignal.abort() })).rejects.toMatchObject({
+        name: 'AbortError',
+      });
+      expect(calls).toHaveLength(0);
+    });
+
+    it('an abort after the answer arrived changes nothing', async () => {
+      const fetcher = instantFetcher();
+      const cache = new MetadataCache(60_000, fetcher);
+      const controller = new AbortController();
+      await expect(cache.get(query, { signal: controller.signal })).resolves.toBe(descriptors);
+      controller.abort();
+      await expect(cache.get(query)).resolves.toBe(descriptors);
+      expect(fetcher).toHaveBeenCalledTimes(1);
+    });
+  });
+});
