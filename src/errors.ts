@@ -167,3 +167,23 @@ function summariseBody(body: unknown): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();
   return `: ${oneLine.length > MAX_SUMMARY ? `${oneLine.slice(0, MAX_SUMMARY)}…` : oneLine}`;
 }
+
+/** Why a webhook delivery was refused by `verifyWebhook` / `receiveWebhook`. */
+export type WebhookVerificationReason = 'missing_header' | 'invalid_header' | 'invalid_body';
+
+/**
+ * A webhook delivery failed verification: its extra header was missing or wrong, or its body
+ * was not the expected JSON. Answer such a request with 401 (header) or 400 (body).
+ */
+export class WebhookVerificationError extends ClaimsError {
+  override name = 'WebhookVerificationError';
+  readonly reason: WebhookVerificationReason;
+  /** What was wrong with the body, for `invalid_body`. */
+  readonly issues: ValidationIssue[];
+
+  constructor(reason: WebhookVerificationReason, message: string, issues: ValidationIssue[] = []) {
+    super(message);
+    this.reason = reason;
+    this.issues = issues;
+  }
+}

@@ -17,6 +17,8 @@ export {
   RateLimitError,
   UnprocessableEntityError,
   type ValidationIssue,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
 } from './errors.js';
 export {
   checkExtendedFields,
@@ -54,4 +56,10 @@ export type { WebhookPatch } from './schemas/webhooks.js';
 export type { AccessTokenProvider, CallOptions } from './transport.js';
 export type { UploadData, UploadItem, UploadPath } from './uploads.js';
 export { VERSION } from './version.js';
+export {
+  receiveWebhook,
+  verifyWebhook,
+  type WebhookHeaders,
+  type WebhookVerifyOptions,
+} from './webhook-receiver.js';
 export type { FetchLike } from './wire/fetch-wire.js';

@@ -133,7 +133,11 @@ export class Transport {
 
       const status = response.status;
       const apiError = await readApiError(response, { method, url, token });
-      if (status === 401 && !refreshedToken && typeof config.accessToken === 'function') {
+      // An error answer may come before the upload was all read (an early 429): stop sending it.
+      if (typeof wireBody === 'object') wireBody.destroy();
+      // A one-shot stream body (spec.stream not replayable) cannot be sent a second time.
+      const canResend = spec.stream?.replayable !== false;
+      if (status === 401 && !refreshedToken && canResend && typeof config.accessToken === 'function') {
         // The provider may hold an expired token: ask it once more; a 401 means nothing was processed.
         refreshedToken = true;
         retry--;

@@ -1,45 +1,63 @@
-import { ClaimsResponseValidationError, ClaimsValidationError } from '../errors.js';
+import { ClaimsError, ClaimsResponseValidationError, ClaimsValidationError } from '../errors.js';
 import { type UploadedAttachment, UploadResponseSchema } from '../schemas/attachments.js';
 import type { CallOptions } from '../transport.js';
-import { multipartBody, type UploadItem, UploadItemSchema, uploadFilenames } from '../uploads.js';
+import { errorMessage, prepareUpload, type UploadItem } from '../uploads.js';
 import { Resource } from './resource.js';
 
 export class Attachments extends Resource {
   /**
-   * Uploads one or more files in one multipart request (POST `/attachments`), streamed from
-   * disk or from the given data; never read whole into memory.
+   * Uploads one or more files in one multipart request (POST `/attachments`), one part per
+   * file with an empty form name. Files are streamed from disk or from the given data, never
+   * read whole into memory; `Content-Length` is sent when every size is known.
+   *
+   * Paths are checked before anything is sent. An upload is a POST: it is repeated only after
+   * a 429 or when no connection could be opened, and never when a source is a stream.
    * @returns one `{ filename, attachmentId }` per file, in the order given.
+   * @throws ClaimsValidationError for an empty list, a bad item, or a path that is missing,
+   *   a directory or unreadable; nothing was sent.
+   * @throws ClaimsError (with the source's error as `cause`) when a source fails mid-upload;
+   *   the request is aborted and the server never gets a complete body.
    */
   async upload(
     files: UploadItem | readonly UploadItem[],
     options?: CallOptions,
   ): Promise<UploadedAttachment[]> {
-    const items: readonly UploadItem[] = Array.isArray(files) ? files : [files as UploadItem];
-    if (items.length === 0) {
+    const list: readonly unknown[] = Array.isArray(files) ? files : [files];
+    if (list.length === 0) {
       throw new ClaimsValidationError([{ path: 'files', message: 'give at least one file to upload' }]);
     }
-    const uploaded = await this.transport.request(
-      {
-        method: 'POST',
-        path: '/attachments',
-        params: Object.fromEntries(
-          items.map((item, i) => [`files[${i}]`, [UploadItemSchema, item] as const]),
-        ),
-        stream: multipartBody(items),
-        responseSchema: UploadResponseSchema,
-      },
-      options,
-    );
-    if (uploaded.length !== items.length) {
+    const prepared = await prepareUpload(list, (i) => (Array.isArray(files) ? `files[${i}]` : 'files'));
+    let uploaded: UploadedAttachment[];
+    try {
+      uploaded = await this.transport.request(
+        { method: 'POST', path: '/attachments', stream: prepared.body, responseSchema: UploadResponseSchema },
+        options,
+      );
+    } catch (error) {
+      const failure = prepared.sourceFailure();
+      // The wire reports the cut-off request as a connection failure, but its cause is the
+      // source: say so. A caller's own abort stays the AbortError it expects.
+      if (failure && (error as Error | undefined)?.name !== 'AbortError') {
+        throw new ClaimsError(
+          `Upload aborted: reading ${JSON.stringify(failure.filename)} failed: ${errorMessage(failure.error)}`,
+          { cause: failure.error },
+        );
+      }
+      throw error;
+    }
+    const expected = prepared.filenames.length;
+    if (uploaded.length !== expected) {
       throw new ClaimsResponseValidationError(
         uploaded,
-        [{ path: '', message: `expected ${items.length} uploaded record(s), got ${uploaded.length}` }],
+        [
+          {
+            path: '',
+            message: `expected ${expected} uploaded record(s), one per file sent, got ${uploaded.length}`,
+          },
+        ],
         `POST ${this.transport.baseUrl}/attachments`,
       );
     }
     return uploaded;
   }
-
-  /** @internal Names the files will be stored under, in order. */
-  static filenames = uploadFilenames;
 }

@@ -1,0 +1,90 @@
+// `npm run demo`: starts the sandbox, runs every example against it as a child process with
+// CLAIMS_BASE_URL / CLAIMS_TOKEN set, and exits 0 only if all of them worked.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createSandbox } from 'claims-notification-sdk/testing';
+
+const EXAMPLES = [
+  '01-notify-incident.ts',
+  '02-event-url-attachment.ts',
+  '03-webhook-subscription.ts',
+  '04-serverless-handler.ts',
+];
+const PER_EXAMPLE_TIMEOUT_MS = 20_000;
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+interface Outcome {
+  example: string;
+  ok: boolean;
+  ms: number;
+  reason?: string;
+}
+
+/** Runs one example under tsx, prefixing its output; killed after the timeout. */
+function run(example: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL(example, import.meta.url))],
+      {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const prefix = (chunk: Buffer) =>
+      chunk
+        .toString()
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => `  [${example.slice(0, 2)}] ${line}\n`)
+        .join('');
+    child.stdout.on('data', (chunk: Buffer) => process.stdout.write(prefix(chunk)));
+    child.stderr.on('data', (chunk: Buffer) => process.stderr.write(prefix(chunk)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), PER_EXAMPLE_TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const ms = Date.now() - started;
+      if (code === 0) resolve({ example, ok: true, ms });
+      else
+        resolve({
+          example,
+          ok: false,
+          ms,
+          reason: signal ? `killed after ${PER_EXAMPLE_TIMEOUT_MS} ms` : `exit code ${code}`,
+        });
+    });
+  });
+}
+
+const sandbox = await createSandbox();
+console.log(`Sandbox at ${sandbox.url}\n`);
+const env = { ...process.env, CLAIMS_BASE_URL: sandbox.url, CLAIMS_TOKEN: sandbox.token };
+const outcomes: Outcome[] = [];
+try {
+  for (const example of EXAMPLES) {
+    console.log(`▶ ${example}`);
+    outcomes.push(await run(example, env));
+    console.log();
+  }
+  await sandbox.settled();
+} finally {
+  await sandbox.close();
+}
+
+const events = sandbox.incidents.reduce((n, incident) => n + incident.events.length, 0);
+const delivered = sandbox.deliveries.filter((d) => d.status === 'delivered').length;
+console.log('Summary');
+for (const o of outcomes)
+  console.log(`  ${o.ok ? 'PASS' : 'FAIL'}  ${o.example}  (${o.ms} ms)${o.reason ? `  ${o.reason}` : ''}`);
+console.log(
+  `  sandbox: ${sandbox.incidents.length} incidents, ${events} events, ${delivered} webhook deliveries`,
+);
+const failed = outcomes.filter((o) => !o.ok).length;
+console.log(
+  failed === 0
+    ? `\nAll ${outcomes.length} examples passed.`
+    : `\n${failed} of ${outcomes.length} examples failed.`,
+);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type { OutboundFetch, OutboundResponse } from './outbound.js';
+import type { PendingWork } from './pending.js';
+import type { SandboxErrorDetail } from './types.js';
+
+/** A file the sandbox holds, uploaded or downloaded from a `url` reference. */
+export interface SandboxAttachment {
+  attachmentId: string;
+  filename: string;
+  contentType: string;
+  source: 'upload' | 'url';
+  /** The address a `url` attachment was downloaded from. */
+  url?: string;
+  /** `downloading` until a `url` download ends, then `stored` or `failed`. */
+  status: 'stored' | 'downloading' | 'failed';
+  /** The file's bytes, once stored. */
+  data?: Buffer;
+  /** Why a download failed. */
+  error?: string;
+}
+
+/** A `url` reference whose file answered a plain GET and is ready to be downloaded. */
+export interface CheckedUrl {
+  url: string;
+  response: OutboundResponse;
+}
+
+export interface AttachmentLimits {
+  maxAttachmentBytes: number;
+  downloadTimeoutMs: number;
+}
+
+/** Uploaded and downloaded files, by `attachmentId`. */
+export class AttachmentStore {
+  readonly #items = new Map<string, SandboxAttachment>();
+
+  constructor(
+    private readonly fetch: OutboundFetch,
+    private readonly pending: PendingWork,
+    private readonly limits: AttachmentLimits,
+  ) {}
+
+  get(attachmentId: string): SandboxAttachment | undefined {
+    return this.#items.get(attachmentId);
+  }
+
+  /** Stores an uploaded file and returns its record. */
+  addUpload(file: { filename: string; contentType: string; data: Buffer }): SandboxAttachment {
+    const record: SandboxAttachment = {
+      attachmentId: randomUUID(),
+      filename: file.filename,
+      contentType: file.contentType,
+      source: 'upload',
+      status: 'stored',
+      data: file.data,
+    };
+    this.#items.set(record.attachmentId, record);
+    return record;
+  }
+
+  /** A problem with an uploaded file, or `undefined` when it is acceptable. */
+  uploadProblem(size: number, path: string): SandboxErrorDetail | undefined {
+    if (size <= this.limits.maxAttachmentBytes) return undefined;
+    return {
+      path,
+      code: 'attachment_too_large',
+      message: `${size} bytes, at most ${this.limits.maxAttachmentBytes} allowed`,
+    };
+  }
+
+  /**
+   * The check the spec asks for before answering: a plain GET (no authentication, no extra
+   * headers) must answer 2xx within the download timeout, with a size inside the limit when
+   * it states one. The same GET's body is then read in the background by {@link startDownload}.
+   */
+  async checkUrl(url: string, path: string): Promise<CheckedUrl | SandboxErrorDetail> {
+    let response: OutboundResponse;
+    try {
+      response = await this.fetch(url, { method: 'GET', redirect: 'follow', signal: this.#downloadSignal() });
+    } catch (error) {
+      const reason =
+        error instanceof Error
+          ? ((error.cause as Error | undefined)?.message ?? error.message)
+          : String(error);
+      return { path, code: 'attachment_unreachable', message: `GET ${url} failed: ${reason}` };
+    }
+    if (response.status < 200 || response.status > 299) {
+      await response.body?.cancel().catch(() => undefined);
+      return { path, code: 'attachment_unreachable', message: `GET ${url} answered ${response.status}` };
+    }
+    const size = Number(response.headers.get('content-length') ?? Number.NaN);
+    const tooLarge = Number.isFinite(size) ? this.uploadProblem(size, path) : undefined;
+    if (tooLarge) {
+      await response.body?.cancel().catch(() => undefined);
+      return tooLarge;
+    }
+    return { url, response };
+  }
+
+  /** Drops checked downloads when the request they belong to fails after all. */
+  async discard(checked: readonly CheckedUrl[]): Promise<void> {
+    await Promise.all(checked.map((c) => c.response.body?.cancel().catch(() => undefined)));
+  }
+
+  /** Records a `url` attachment now and downloads its body in the background. */
+  startDownload(checked: CheckedUrl): SandboxAttachment {
+    const record: SandboxAttachment = {
+      attachmentId: randomUUID(),
+      filename: filenameOf(checked),
+      contentType: checked.response.headers.get('content-type') ?? 'application/octet-stream',
+      source: 'url',
+      url: checked.url,
+      status: 'downloading',
+    };
+    this.#items.set(record.attachmentId, record);
+    this.pending.track(this.#download(record, checked.response));
+    return record;
+  }
+
+  async #download(record: SandboxAttachment, response: OutboundResponse): Promise<void> {
+    try {
+      const data = Buffer.from(await response.arrayBuffer());
+      const problem = this.uploadProblem(data.length, '');
+      if (problem) throw new Error(problem.message);
+      record.data = data;
+      record.status = 'stored';
+    } catch (error) {
+      record.status = 'failed';
+      record.error = error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  #downloadSignal(): AbortSignal {
+    return AbortSignal.any([this.pending.signal, AbortSignal.timeout(this.limits.downloadTimeoutMs)]);
+  }
+}
+
+/** The name from `Content-Disposition`, else the last segment of the address. */
+function filenameOf({ url, response }: CheckedUrl): string {
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const quoted = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition);
+  const raw = quoted?.[1] ?? new URL(url).pathname.split('/').pop() ?? '';
+  let name = raw;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    // Not percent-encoded after all: keep it as it is.
+  }
+  return name || 'download';
+}

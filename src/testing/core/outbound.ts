@@ -1,0 +1,31 @@
+import { fetch as undiciFetch } from 'undici';
+
+/** The parts of a fetch `Response` the sandbox reads. */
+export interface OutboundResponse {
+  status: number;
+  headers: { get(name: string): string | null };
+  arrayBuffer(): Promise<ArrayBuffer>;
+  body: { cancel(): Promise<void> } | null;
+}
+
+/**
+ * How the sandbox makes its own requests (downloading `url` attachments, delivering
+ * webhooks): any fetch-compatible function.
+ */
+export type OutboundFetch = (
+  url: string,
+  init: {
+    method: string;
+    headers?: Record<string, string>;
+    body?: string;
+    signal?: AbortSignal;
+    redirect?: 'follow' | 'manual';
+  },
+) => Promise<OutboundResponse>;
+
+/**
+ * undici's own `fetch`, not `globalThis.fetch`: msw patches the global one, and a sandbox
+ * running as msw handlers must still reach a real webhook receiver or file server. Pass
+ * `fetch: globalThis.fetch` in the sandbox options to route these through msw instead.
+ */
+export const defaultOutboundFetch: OutboundFetch = (url, init) => undiciFetch(url, init);

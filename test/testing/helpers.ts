@@ -1,0 +1,111 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import { ClaimsClient } from '../../src/index.js';
+import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/testing/index.js';
+
+/** A valid incident for the demo metadata (home form: no required fields). */
+export const homeIncident = {
+  programmeCode: 'PRG-HOME',
+  policyTypeCode: 'HOME-STD',
+  policyCountry: 'GB',
+  incidentDate: '2026-01-31',
+  description: 'Burst pipe in the loft',
+};
+
+/** One sandbox for a test file, closed after it; `client` talks to it over undici (the default wire). */
+export function useSandbox(options: SandboxOptions = {}) {
+  const ctx = {} as { sandbox: Sandbox; client: ClaimsClient };
+  beforeAll(async () => {
+    ctx.sandbox = await createSandbox(options);
+    ctx.client = new ClaimsClient({
+      baseUrl: ctx.sandbox.url,
+      accessToken: ctx.sandbox.token,
+      maxRetries: 0,
+    });
+  });
+  afterAll(() => ctx.sandbox?.close());
+  return ctx;
+}
+
+/** A plain HTTP call to the sandbox, bypassing the SDK's own checks. */
+export async function raw(
+  sandbox: Sandbox,
+  method: string,
+  path: string,
+  init: {
+    json?: unknown;
+    body?: string | Uint8Array;
+    headers?: Record<string, string>;
+    token?: string | null;
+  } = {},
+): Promise<{ status: number; headers: Headers; body: unknown }> {
+  const headers: Record<string, string> = { ...init.headers };
+  const token = init.token === undefined ? sandbox.token : init.token;
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  let body: string | Uint8Array<ArrayBuffer> | undefined =
+    init.body === undefined || typeof init.body === 'string' ? init.body : new Uint8Array(init.body);
+  if (init.json !== undefined) {
+    body = JSON.stringify(init.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(sandbox.url + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON: keep the text.
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
+
+/** A request a {@link LocalServer} received. */
+export interface Received {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A local server on 127.0.0.1 (webhook receiver or file host) answering with `reply`. */
+export interface LocalServer {
+  url: string;
+  received: Received[];
+  close(): Promise<void>;
+}
+
+/** What a {@link LocalServer} answers. */
+export interface Reply {
+  status?: number;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export async function startLocalServer(reply: (req: Received) => Reply = () => ({})): Promise<LocalServer> {
+  const received: Received[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const r: Received = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+    };
+    received.push(r);
+    const answer = reply(r);
+    res.writeHead(answer.status ?? 200, answer.headers ?? {});
+    res.end(answer.body ?? '');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
