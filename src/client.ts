@@ -1,4 +1,5 @@
 import { ClaimsValidationError } from './errors.js';
+import { isLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel, resolveLog } from './logger.js';
 import { Attachments } from './resources/attachments.js';
 import { Events } from './resources/events.js';
 import { Incidents } from './resources/incidents.js';
@@ -44,6 +45,20 @@ export interface ClaimsClientOptions {
    * @default 600000 (10 minutes)
    */
   metadataCacheTtlMs?: number;
+  /**
+   * Where to write log lines: any object with console-style `debug`/`info`/`warn`/`error`
+   * methods (`console`, pino, winston). Tokens and webhook `headerValue`s are redacted.
+   * @default console, used only when a level other than `off` is asked for
+   */
+  logger?: Logger;
+  /**
+   * How much to log: `debug` (every attempt: method, url, status, attempt, ms, redacted
+   * headers and body), `info` (retries and their delay), `warn`, `error`, `off`.
+   * When absent, the `CLAIMS_SDK_LOG` environment variable (read once, here) decides;
+   * without it, `warn` if a `logger` is given and `off` if not.
+   * @default 'off'
+   */
+  logLevel?: LogLevel;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -82,6 +97,7 @@ export class ClaimsClient {
       headers: options.headers ?? {},
       userAgent: userAgent(options.userAgent),
       wire: options.fetch ? fetchWire(options.fetch) : undiciWire,
+      log: resolveLog(options),
     });
     this.attachments = new Attachments(transport);
     this.metadata = new Metadata(transport, options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS);
@@ -119,6 +135,12 @@ function checkOptions(options: ClaimsClientOptions): string {
     if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
       issues.push({ path: name, message: 'must be a non-negative integer' });
     }
+  }
+  if (options?.logger !== undefined && !isLogger(options.logger)) {
+    issues.push({ path: 'logger', message: 'must have debug, info, warn and error methods' });
+  }
+  if (options?.logLevel !== undefined && !isLogLevel(options.logLevel)) {
+    issues.push({ path: 'logLevel', message: `must be one of ${LOG_LEVELS.join(', ')}` });
   }
   if (issues.length > 0)
     throw new ClaimsValidationError(

@@ -28,6 +28,7 @@ export {
   extendedFieldsFrom,
   requiredExtendedFields,
 } from './extended-fields.js';
+export type { Logger, LogLevel } from './logger.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';
 export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
 export type { NumericId, OpenString } from './schemas/common.js';

@@ -20,9 +20,7 @@ export function fetchWire(fetchFn: FetchLike): Wire {
       const response = await fetchFn(req.url, {
         method: req.method,
         headers: req.headers,
-        body: streamed
-          ? (Readable.toWeb(req.body as Readable) as ReadableStream)
-          : (req.body as string | undefined),
+        body: streamed ? attempt.watchUpload(req.body as Readable) : (req.body as string | undefined),
         signal: attempt.signal,
         ...(streamed ? { duplex: 'half' as const, redirect: 'error' as const } : {}),
       });
@@ -43,7 +41,27 @@ class AttemptControl {
   constructor(private readonly req: WireRequest) {
     this.signal = this.controller.signal;
     this.timer = setTimeout(() => this.onTimeout(), req.timeoutMs);
-    req.signal?.addEventListener('abort', () => this.controller.abort(req.signal?.reason), { once: true });
+    req.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  // A named listener so done() can remove it: a caller's long-lived signal would otherwise
+  // collect one listener (and keep this attempt alive) per request made with it.
+  private readonly onAbort = (): void => this.controller.abort(this.req.signal?.reason);
+
+  /**
+   * The upload as a web stream that counts as progress: fetch only resolves once the whole
+   * body is sent, so without this a long upload that keeps moving would time out.
+   */
+  watchUpload(body: Readable): ReadableStream {
+    const web = Readable.toWeb(body) as ReadableStream<Uint8Array>;
+    return web.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform: (chunk, controller) => {
+          this.progress();
+          controller.enqueue(chunk);
+        },
+      }),
+    );
   }
 
   private onTimeout(): void {
@@ -57,6 +75,7 @@ class AttemptControl {
 
   done(): void {
     clearTimeout(this.timer);
+    this.req.signal?.removeEventListener('abort', this.onAbort);
   }
 
   translate(error: unknown): Error {
@@ -118,7 +137,10 @@ class FetchResponse implements WireResponse {
         chunks.push(value);
         size += value.byteLength;
         if (size > maxBytes) {
-          await reader.cancel();
+          // The attempt is over: stop its timer, which would otherwise keep the process alive
+          // for up to timeoutMs. The cancel is not awaited, as some fetches never settle it.
+          this.attempt.done();
+          reader.cancel().catch(() => undefined);
           return { text: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'), truncated: true };
         }
       }

@@ -1,0 +1,174 @@
+/**
+ * Opt-in logging. Nothing is logged unless asked for (a `logLevel`, a `logger`, or
+ * `CLAIMS_SDK_LOG`): an SDK that writes to a user's console uninvited is a nuisance, and its
+ * lines may end up in log stores no one meant them for.
+ *
+ * The transport reads the booleans of {@link RequestLog} before building any message, so
+ * when logging is off a request pays for one property read per log point and nothing else.
+ */
+
+/**
+ * Where log lines go: any object with console-style methods (`console`, pino, winston...).
+ * Each method is called with one message string and, at most, one object of details.
+ */
+export interface Logger {
+  debug(message: string, ...details: unknown[]): void;
+  info(message: string, ...details: unknown[]): void;
+  warn(message: string, ...details: unknown[]): void;
+  error(message: string, ...details: unknown[]): void;
+}
+
+/**
+ * How much to log, from most to least: `debug` (every attempt: method, url, status, attempt
+ * number, ms, and the request's headers and JSON body with secrets redacted), `info`
+ * (retries and their delay), `warn` (a retry refused because the server asked to wait too
+ * long), `error` (unused for now: errors are thrown to the caller), `off`.
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
+
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'off'];
+
+/** Environment variable read once, when a client is constructed. */
+export const LOG_ENV = 'CLAIMS_SDK_LOG';
+
+/** What replaces a secret in a log line. */
+export const REDACTED = '[REDACTED]';
+
+/** Headers whose values are secrets, by lower-case name. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
+
+/** JSON body fields whose values are secrets: a webhook's extra header may be its credential. */
+const SECRET_BODY_FIELDS = /"(headerValue)":"(?:[^"\\]|\\.)*"/g;
+
+/** Longest request body written to a debug line, in characters. */
+const MAX_LOGGED_BODY = 2_000;
+
+export function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value);
+}
+
+export function isLogger(value: unknown): value is Logger {
+  if (value === null || typeof value !== 'object') return false;
+  const candidate = value as Record<string, unknown>;
+  return ['debug', 'info', 'warn', 'error'].every((name) => typeof candidate[name] === 'function');
+}
+
+/**
+ * The log of one client, with the level resolved once. The `*On` flags are plain booleans so
+ * the hot path can skip a log point without calling anything.
+ */
+export class RequestLog {
+  readonly debugOn: boolean;
+  readonly infoOn: boolean;
+  readonly warnOn: boolean;
+  readonly #logger: Logger;
+
+  constructor(logger: Logger, level: LogLevel) {
+    const rank = LOG_LEVELS.indexOf(level);
+    this.#logger = logger;
+    this.debugOn = rank <= 0;
+    this.infoOn = rank <= 1;
+    this.warnOn = rank <= 2;
+  }
+
+  /** A log that is never on: what a client gets when nobody asked for logs. */
+  static readonly off = new RequestLog(console, 'off');
+
+  debug(message: string, details?: Record<string, unknown>): void {
+    if (details) this.#logger.debug(message, details);
+    else this.#logger.debug(message);
+  }
+
+  info(message: string, details?: Record<string, unknown>): void {
+    if (details) this.#logger.info(message, details);
+    else this.#logger.info(message);
+  }
+
+  warn(message: string, details?: Record<string, unknown>): void {
+    if (details) this.#logger.warn(message, details);
+    else this.#logger.warn(message);
+  }
+}
+
+/**
+ * Resolves a client's log: an explicit `logLevel` wins, then `CLAIMS_SDK_LOG`, then `warn`
+ * when a `logger` was given (giving one is asking for logs) and `off` when not.
+ * An unknown `CLAIMS_SDK_LOG` value is ignored rather than thrown: a typo in an environment
+ * variable must not stop an application from starting.
+ */
+export function resolveLog(
+  options: { logger?: Logger | undefined; logLevel?: LogLevel | undefined },
+  env: Record<string, string | undefined> = process.env,
+): RequestLog {
+  const fromEnv = env[LOG_ENV]?.trim().toLowerCase();
+  const level: LogLevel =
+    options.logLevel ?? (isLogLevel(fromEnv) ? fromEnv : options.logger ? 'warn' : 'off');
+  if (level === 'off') return RequestLog.off;
+  return new RequestLog(options.logger ?? console, level);
+}
+
+/** A copy of request headers fit for a log line: secret values replaced by `[REDACTED]`. */
+export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in headers) {
+    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : (headers[name] as string);
+  }
+  return out;
+}
+
+/**
+ * A JSON request body fit for a log line: `headerValue` replaced, any occurrence of the token
+ * replaced (a caller may have pasted it into a field), and cut to 2,000 characters.
+ */
+export function redactBody(body: string, token: string): string {
+  let safe = body.replace(SECRET_BODY_FIELDS, `"$1":"${REDACTED}"`);
+  if (token) safe = safe.split(token).join(REDACTED);
+  return safe.length > MAX_LOGGED_BODY ? `${safe.slice(0, MAX_LOGGED_BODY)}… (${safe.length} chars)` : safe;
+}
+
+/** Milliseconds since `started` (a `performance.now()` reading), rounded for reading. */
+export function elapsedMs(started: number): number {
+  return Math.round((performance.now() - started) * 10) / 10;
+}
+
+/** The debug line written as an attempt starts; only called when `debugOn`. */
+export function logAttemptStart(
+  log: RequestLog,
+  request: { method: string; url: string; attempt: number; headers: Record<string, string> },
+  body: unknown,
+  token: string,
+): void {
+  log.debug(`claims-sdk: ${request.method} ${request.url} (attempt ${request.attempt})`, {
+    headers: redactHeaders(request.headers),
+    body: typeof body === 'string' ? redactBody(body, token) : body === undefined ? undefined : '[stream]',
+  });
+}
+
+/** The debug line written as an attempt ends, with its status or failure and its duration. */
+export function logAttemptEnd(
+  log: RequestLog,
+  request: { method: string; url: string; attempt: number },
+  outcome: number | Error,
+  started: number,
+): void {
+  const ms = elapsedMs(started);
+  const result = typeof outcome === 'number' ? String(outcome) : `${outcome.name}: ${outcome.message}`;
+  log.debug(
+    `claims-sdk: ${request.method} ${request.url} -> ${result} in ${ms} ms (attempt ${request.attempt})`,
+    { status: typeof outcome === 'number' ? outcome : undefined, attempt: request.attempt, ms },
+  );
+}
+
+/** The info line written before waiting to repeat an attempt. */
+export function logRetry(
+  log: RequestLog,
+  request: { method: string; url: string; attempt: number },
+  delayMs: number,
+  reason: string,
+): void {
+  const delay = Math.round(delayMs);
+  log.info(
+    `claims-sdk: retrying ${request.method} ${request.url} in ${delay} ms (attempt ${request.attempt + 1}) after ${reason}`,
+    { attempt: request.attempt + 1, delayMs: delay, reason },
+  );
+}

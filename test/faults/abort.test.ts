@@ -1,0 +1,140 @@
+/**
+ * A caller's AbortSignal, fired while the SDK waits between attempts and while it streams an
+ * upload: the call rejects with an error named 'AbortError', nothing is repeated, nothing leaks.
+ * Also: an upload that keeps moving never times out, however long it takes.
+ */
+import { getEventListeners } from 'node:events';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { ClaimsTimeoutError } from '../../src/index.js';
+import { event, incident, uuid } from '../helpers/fixtures.js';
+import { closedPort, failure, httpFaultServer, makeClient, scenario, WIRES } from './fault-server.js';
+
+/** A one-shot stream giving `chunks` chunks of 16 KiB, one every `everyMs` ms. */
+function slowSource(chunks: number, everyMs: number): Readable {
+  let sent = 0;
+  let timer: NodeJS.Timeout | undefined;
+  return new Readable({
+    read() {
+      if (sent >= chunks) {
+        this.push(null);
+        return;
+      }
+      sent++;
+      timer = setTimeout(() => this.push(Buffer.alloc(16 * 1024, 0x61)), everyMs);
+    },
+    destroy(error, callback) {
+      clearTimeout(timer);
+      callback(error);
+    },
+  });
+}
+
+function abortAfter(ms: number): AbortSignal {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), ms);
+  return controller.signal;
+}
+
+describe.each(WIRES)('$name', ({ options: wire }) => {
+  it('aborting during a Retry-After wait: AbortError at once, not retried', async () => {
+    await scenario(
+      httpFaultServer((_hit, _req, res) => {
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '10' });
+        res.end('{}');
+      }),
+      async (server) => {
+        const client = makeClient(server.url, wire);
+        const { error, ms } = await failure(() => client.subscriptions.list(1, { signal: abortAfter(100) }));
+        expect((error as Error).name).toBe('AbortError');
+        expect(ms).toBeLessThan(600);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(server.hits).toHaveLength(1);
+      },
+    );
+  });
+
+  it('aborting during the backoff after a refused connection: AbortError, the wait cut short', async () => {
+    const port = await closedPort();
+    const client = makeClient(`http://127.0.0.1:${port}`, { ...wire, maxRetries: 5 });
+    const { error, ms } = await failure(() => client.incidents.create(incident, { signal: abortAfter(100) }));
+    expect((error as Error).name).toBe('AbortError');
+    // the first backoff alone is at least 375 ms
+    expect(ms).toBeLessThan(350);
+  });
+
+  it('the abort reason is kept as cause when it is not an AbortError itself', async () => {
+    const port = await closedPort();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user navigated away')), 50);
+    const client = makeClient(`http://127.0.0.1:${port}`, wire);
+    const { error } = await failure(() => client.events.create('I-1', event, { signal: controller.signal }));
+    expect((error as Error).name).toBe('AbortError');
+    expect(((error as Error).cause as Error).message).toBe('user navigated away');
+  });
+
+  it('aborting during a streamed upload: AbortError, the source destroyed, sent once', async () => {
+    let received = 0;
+    await scenario(
+      httpFaultServer(
+        (_hit, req) => {
+          // Reads the upload and never answers: the abort lands mid-body.
+          req.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+          });
+          req.on('error', () => undefined);
+        },
+        { readBody: false },
+      ),
+      async (server) => {
+        const source = slowSource(200, 10);
+        const client = makeClient(server.url, { ...wire, timeoutMs: 5_000 });
+        const { error, ms } = await failure(() =>
+          client.attachments.upload({ data: source, filename: 'big.bin' }, { signal: abortAfter(150) }),
+        );
+        expect((error as Error).name).toBe('AbortError');
+        expect(ms).toBeLessThan(1_000);
+        expect(received).toBeGreaterThan(0);
+        expect(source.destroyed).toBe(true);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(server.hits).toHaveLength(1);
+      },
+    );
+  });
+
+  it('one long-lived signal over many calls collects no abort listeners', async () => {
+    await scenario(
+      httpFaultServer((_hit, _req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('[]');
+      }),
+      async (server) => {
+        const client = makeClient(server.url, wire);
+        const signal = new AbortController().signal;
+        for (let i = 0; i < 20; i++) await client.subscriptions.list(1, { signal });
+        expect(getEventListeners(signal, 'abort').length).toBeLessThanOrEqual(1);
+      },
+    );
+  });
+
+  it('an upload that keeps moving for 7× timeoutMs does not time out', async () => {
+    await scenario(
+      httpFaultServer((hit, _req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify([{ filename: 'slow.bin', attachmentId: uuid, size: hit.body.length }]));
+      }),
+      async (server) => {
+        const client = makeClient(server.url, { ...wire, timeoutMs: 200 });
+        const started = performance.now();
+        const result = await client.attachments
+          .upload({ data: slowSource(56, 25), filename: 'slow.bin' })
+          .catch((e: unknown) => e);
+        expect(result).not.toBeInstanceOf(ClaimsTimeoutError);
+        expect(result).toEqual([{ filename: 'slow.bin', attachmentId: uuid, size: expect.any(Number) }]);
+        expect(performance.now() - started).toBeGreaterThan(1_300);
+        expect(server.hits).toHaveLength(1);
+        expect(server.hits[0]?.body.length).toBeGreaterThan(56 * 16 * 1024);
+      },
+    );
+  });
+});
