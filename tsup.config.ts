@@ -1,17 +1,18 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'testing/index': 'src/testing/index.ts',
-    'bin/claims-sandbox': 'src/bin/claims-sandbox.ts',
+const shared = { target: 'node20', platform: 'node', sourcemap: true, treeshake: true, splitting: false } as const;
+
+export default defineConfig([
+  {
+    ...shared,
+    entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
   },
-  format: ['esm', 'cjs'],
-  dts: { entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' } },
-  target: 'node20',
-  platform: 'node',
-  splitting: false,
-  sourcemap: true,
-  clean: true,
-  treeshake: true,
-});
+  {
+    // The bin is run by node directly: one ESM file is all it needs.
+    ...shared,
+    entry: { 'bin/claims-sandbox': 'src/bin/claims-sandbox.ts' },
+    format: ['esm'],
+  },
+]);

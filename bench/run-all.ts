@@ -1,0 +1,99 @@
+/**
+ * `npm run bench`: builds `dist/` when missing or stale, runs every benchmark in a process of
+ * its own (overhead, cold start, and the upload bench when present), then prints one summary
+ * from the JSON each writes to `.bench-tmp/`. Exits 0: figures are for reading, not gating;
+ * a benchmark that crashes is reported as such in the summary.
+ *
+ * Environment knobs pass through: OVERHEAD_ROUNDS, OVERHEAD_SECONDS, COLD_START_RUNS,
+ * UPLOAD_BENCH_MB, UPLOAD_BENCH_ROUNDS.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureBuilt, machine, ROOT } from './lib/common.js';
+
+interface Bench {
+  name: string;
+  script: string;
+  json: string;
+  summarise(result: Record<string, unknown>): string[];
+}
+
+interface OverheadRow {
+  concurrency: number;
+  sdkRps: number;
+  rawRps: number;
+  ratio: number;
+  sdkCpuUsPerCall: number;
+  rawCpuUsPerCall: number;
+  cpuRatio: number;
+}
+
+const BENCHES: Bench[] = [
+  {
+    name: 'overhead',
+    script: 'bench/overhead.ts',
+    json: 'overhead.json',
+    summarise(result) {
+      const rows = result.rows as OverheadRow[];
+      const target = result.target as { met: boolean };
+      return [
+        ...rows.map(
+          (r) =>
+            `incidents.create vs raw undici.request, concurrency ${r.concurrency}: ${r.sdkRps} vs ${r.rawRps} req/s, ` +
+            `ratio ${r.ratio}; client CPU/call ${r.sdkCpuUsPerCall} vs ${r.rawCpuUsPerCall} µs (raw/SDK ${r.cpuRatio})`,
+        ),
+        `target ≥ 0.85 at concurrency 32: ${target.met ? 'met' : 'MISSED'}`,
+      ];
+    },
+  },
+  {
+    name: 'cold start',
+    script: 'bench/cold-start.ts',
+    json: 'cold-start.json',
+    summarise(result) {
+      const ms = result.medianMs as Record<string, number>;
+      const pkg = result.package as { packedBytes: number; unpackedBytes: number; files: number };
+      const target = result.target as { met: boolean; ms: number };
+      return [
+        `import, median: SDK ESM ${ms['sdk esm']} ms, CJS ${ms['sdk cjs']} ms; undici alone ESM ${ms['undici esm']} ms, CJS ${ms['undici cjs']} ms`,
+        `target: SDK adds < ${target.ms} ms over undici alone: ${target.met ? 'met' : 'MISSED'}`,
+        `package: ${(pkg.packedBytes / 1024).toFixed(1)} KiB packed, ${(pkg.unpackedBytes / 1024).toFixed(1)} KiB unpacked, ${pkg.files} files`,
+      ];
+    },
+  },
+  {
+    name: 'upload',
+    script: 'bench/upload.ts',
+    json: 'upload.json',
+    summarise(result) {
+      // Written by another bench's author: show what it says without assuming its shape.
+      return JSON.stringify(result, null, 2).split('\n').slice(0, 40);
+    },
+  },
+];
+
+const summary: string[] = [`Benchmarks on ${machine()}`];
+ensureBuilt();
+for (const bench of BENCHES) {
+  const script = join(ROOT, bench.script);
+  if (!existsSync(script)) {
+    summary.push(`\n${bench.name}: skipped (${bench.script} not present)`);
+    continue;
+  }
+  const out = join(ROOT, '.bench-tmp', bench.json);
+  rmSync(out, { force: true });
+  process.stdout.write(`\n=== ${bench.name} (${bench.script}) ===\n`);
+  const started = performance.now();
+  const run = spawnSync('npx', ['tsx', bench.script], { cwd: ROOT, stdio: 'inherit', env: process.env });
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  summary.push(`\n${bench.name} (${seconds} s):`);
+  if (run.status !== 0 || !existsSync(out)) {
+    summary.push(`  FAILED (exit ${run.status ?? run.signal}); see its output above`);
+    continue;
+  }
+  const result = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
+  for (const line of bench.summarise(result)) summary.push(`  ${line}`);
+}
+process.stdout.write(`\n=== summary ===\n${summary.join('\n')}\n`);
+process.exitCode = 0;

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Smoke test of the published artefact: packs the package, installs the tarball into a fresh
+# temporary project (offline, from the npm cache), and uses it the four ways users do:
+# ESM `import`, CommonJS `require`, and TypeScript type checks with moduleResolution
+# `nodenext` (ESM and CJS files) and `bundler`. Run after `npm run build` (builds if needed).
+#
+#   npm run smoke            # or: bash scripts/smoke-pack.sh
+#   KEEP_SMOKE_DIR=1 npm run smoke   # keep the temp project to poke at
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+
+[ -f dist/index.js ] || npm run build --silent
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/claims-smoke.XXXXXX")"
+cleanup() { if [ -z "${KEEP_SMOKE_DIR:-}" ]; then rm -rf "$WORK"; else echo "smoke: kept $WORK"; fi; }
+trap cleanup EXIT
+
+step() { printf 'smoke: %s\n' "$*"; }
+
+step "packing"
+TARBALL="$WORK/$(npm pack --silent --ignore-scripts --pack-destination "$WORK" 2>/dev/null | tail -n 1)"
+[ -f "$TARBALL" ] || { echo "smoke: npm pack produced no tarball" >&2; exit 1; }
+
+APP="$WORK/app"
+mkdir -p "$APP"
+cat >"$APP/package.json" <<'JSON'
+{ "name": "claims-smoke-app", "version": "1.0.0", "private": true }
+JSON
+
+# The app's own dev dependency for the type checks, pinned to what the repo uses.
+TYPES_NODE="@types/node@$(node -p "require('$ROOT/node_modules/@types/node/package.json').version")"
+
+step "installing the tarball offline (dependencies from the npm cache)"
+if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "$TARBALL" "$TYPES_NODE" >"$WORK/install.log" 2>&1); then
+  # A cache without these versions (a fresh machine that never ran `npm ci` with this lockfile):
+  # lay the package out by hand, its dependencies linked from the repo's node_modules.
+  step "offline install failed (see below); linking dependencies from the repo instead"
+  tail -n 5 "$WORK/install.log" || true
+  rm -rf "$APP/node_modules"
+  mkdir -p "$APP/node_modules/claims-notification-sdk" "$APP/node_modules/@types" "$APP/node_modules/.bin"
+  tar -xzf "$TARBALL" -C "$APP/node_modules/claims-notification-sdk" --strip-components=1
+  for dep in $(node -p "Object.keys(require('$ROOT/package.json').dependencies).join(' ')") undici-types; do
+    [ -e "$ROOT/node_modules/$dep" ] && ln -s "$ROOT/node_modules/$dep" "$APP/node_modules/$dep"
+  done
+  ln -s "$ROOT/node_modules/@types/node" "$APP/node_modules/@types/node"
+  ln -s ../claims-notification-sdk/dist/bin/claims-sandbox.js "$APP/node_modules/.bin/claims-sandbox"
+fi
+
+INSTALLED="$APP/node_modules/claims-notification-sdk"
+step "checking the installed files"
+for forbidden in src test bench scripts examples coverage .ci; do
+  [ ! -e "$INSTALLED/$forbidden" ] || { echo "smoke: '$forbidden' must not be published" >&2; exit 1; }
+done
+[ -x "$INSTALLED/dist/bin/claims-sandbox.js" ] || { echo "smoke: the bin is not executable" >&2; exit 1; }
+head -n 1 "$INSTALLED/dist/bin/claims-sandbox.js" | grep -q '^#!/usr/bin/env node' ||
+  { echo "smoke: the bin has no node shebang" >&2; exit 1; }
+
+# One scenario, shared by the ESM and CJS checks: a local API answering POST /incidents.
+cat >"$APP/scenario.js" <<'JS'
+// Runs the client against a local server; `sdk` is the package as imported or required.
+module.exports = async function scenario(sdk, how) {
+  const http = require('node:http');
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      const ok = req.method === 'POST' && req.url === '/incidents' &&
+        req.headers.authorization === 'Bearer smoke-token' && JSON.parse(body).policyCountry === 'GB';
+      res.writeHead(ok ? 201 : 400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(ok ? { incidentId: 'INC-1' } : { message: 'unexpected request' }));
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const client = new sdk.ClaimsClient({ baseUrl: `http://127.0.0.1:${server.address().port}`, accessToken: 'smoke-token' });
+    const created = await client.incidents.create({
+      programmeCode: 'PRG', policyCountry: 'GB', policyTypeCode: 'T1', incidentDate: '2026-01-31', description: 'smoke',
+    });
+    if (created.incidentId !== 'INC-1') throw new Error(`${how}: unexpected answer ${JSON.stringify(created)}`);
+    let rejected;
+    try { await client.incidents.create({}); } catch (e) { rejected = e; }
+    if (!(rejected instanceof sdk.ClaimsValidationError) || !(rejected instanceof sdk.ClaimsError)) {
+      throw new Error(`${how}: the error classes do not work`);
+    }
+    if (typeof sdk.VERSION !== 'string') throw new Error(`${how}: no VERSION`);
+    console.log(`smoke: ${how} ok (VERSION ${sdk.VERSION})`);
+  } finally {
+    server.close();
+  }
+};
+JS
+mv "$APP/scenario.js" "$APP/scenario.cjs"
+
+cat >"$APP/esm.mjs" <<'JS'
+import { createRequire } from 'node:module';
+import * as sdk from 'claims-notification-sdk';
+const require = createRequire(import.meta.url);
+await require('./scenario.cjs')(sdk, 'ESM import');
+// The other entry points resolve (./testing needs the optional msw peer to run, so only resolved).
+import.meta.resolve('claims-notification-sdk/testing');
+import.meta.resolve('claims-notification-sdk/package.json');
+JS
+cat >"$APP/cjs.cjs" <<'JS'
+const sdk = require('claims-notification-sdk');
+require.resolve('claims-notification-sdk/testing');
+require('./scenario.cjs')(sdk, 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
+JS
+
+step "running ESM and CommonJS"
+(cd "$APP" && node esm.mjs && node cjs.cjs)
+
+# Types: what an editor and tsc see, in the three setups users have.
+cat >"$APP/types-esm.mts" <<'TS'
+import {
+  ClaimsClient, ClaimsApiError, type ClaimsClientOptions, type IncidentCreate, type IncidentCreated, type Logger,
+} from 'claims-notification-sdk';
+
+const logger: Logger = console;
+const options: ClaimsClientOptions = { baseUrl: 'https://x.example', accessToken: async () => 't', logger, logLevel: 'debug' };
+const client = new ClaimsClient(options);
+const body: IncidentCreate = {
+  programmeCode: 'P', policyCountry: 'GB', policyTypeCode: 'T', incidentDate: '2026-01-01', description: 'd',
+};
+export async function run(): Promise<string> {
+  try {
+    const created: IncidentCreated = await client.incidents.create(body, { timeoutMs: 5_000 });
+    return created.incidentId;
+  } catch (error) {
+    if (error instanceof ClaimsApiError) return String(error.status);
+    throw error;
+  }
+}
+// @ts-expect-error: an unknown option is a type error
+new ClaimsClient({ baseUrl: 'https://x.example', accessToken: 't', retries: 3 });
+TS
+cat >"$APP/types-cjs.cts" <<'TS'
+import sdk = require('claims-notification-sdk');
+const client: sdk.ClaimsClient = new sdk.ClaimsClient({ baseUrl: 'https://x.example', accessToken: 't' });
+export const level: sdk.LogLevel = 'off';
+export { client };
+TS
+cp "$APP/types-esm.mts" "$APP/types-bundler.ts"
+
+TSC="$ROOT/node_modules/typescript/bin/tsc"
+COMMON='"strict": true, "noEmit": true, "skipLibCheck": false, "types": ["node"], "target": "ES2022"'
+cat >"$APP/tsconfig.nodenext.json" <<JSON
+{ "compilerOptions": { $COMMON, "module": "nodenext", "moduleResolution": "nodenext" },
+  "files": ["types-esm.mts", "types-cjs.cts"] }
+JSON
+cat >"$APP/tsconfig.node16.json" <<JSON
+{ "compilerOptions": { $COMMON, "module": "node16", "moduleResolution": "node16" },
+  "files": ["types-esm.mts", "types-cjs.cts"] }
+JSON
+cat >"$APP/tsconfig.bundler.json" <<JSON
+{ "compilerOptions": { $COMMON, "module": "esnext", "moduleResolution": "bundler" },
+  "files": ["types-bundler.ts"] }
+JSON
+for setup in nodenext node16 bundler; do
+  step "tsc --noEmit, moduleResolution $setup"
+  (cd "$APP" && node "$TSC" -p "tsconfig.$setup.json")
+done
+
+step "all good"

@@ -1,0 +1,109 @@
+/**
+ * What the main entry drags in when imported. A user's `import { ClaimsClient }` must not load
+ * test code (msw, the sandbox) nor open `node:fs` until a path upload needs it (serverless cold
+ * starts pay for every module). Node loads `fs` for itself anyway, so this is checked on the
+ * bundled code: the entry is bundled the way tsup bundles it (esbuild, dependencies external),
+ * from the current source, and its static imports are read. `dist/` is checked too when it
+ * was built from the current source.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
+
+/** Module specifiers imported at the top level (static `import`/`require`), not `import()`. */
+function staticImports(code: string): string[] {
+  const found = new Set<string>();
+  for (const match of code.matchAll(/^\s*import\s[^;]*?from\s*["']([^"']+)["']/gm))
+    found.add(match[1] as string);
+  for (const match of code.matchAll(/^\s*import\s*["']([^"']+)["']/gm)) found.add(match[1] as string);
+  for (const match of code.matchAll(/\brequire\(["']([^"']+)["']\)/g)) found.add(match[1] as string);
+  return [...found];
+}
+
+function dynamicImports(code: string): string[] {
+  return [...code.matchAll(/\bimport\(["']([^"']+)["']\)/g)].map((m) => m[1] as string);
+}
+
+const bare = (specifier: string): string => specifier.replace(/^node:/, '');
+const isBuiltin = (specifier: string): boolean =>
+  builtinModules.includes(bare(specifier).split('/')[0] as string);
+const packageName = (specifier: string): string =>
+  specifier.startsWith('@')
+    ? specifier.split('/').slice(0, 2).join('/')
+    : (specifier.split('/')[0] as string);
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+const bundles: Record<string, string> = {};
+beforeAll(async () => {
+  for (const format of ['esm', 'cjs'] as const) {
+    const result = await build({
+      entryPoints: [join(ROOT, 'src/index.ts')],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format,
+      packages: 'external',
+      write: false,
+      logLevel: 'silent',
+    });
+    bundles[`source bundle (${format})`] = result.outputFiles[0]?.text ?? '';
+  }
+  // dist/ only when it is at least as new as the source: an old build proves nothing.
+  const srcTime = newestMtime(join(ROOT, 'src'));
+  for (const file of ['dist/index.js', 'dist/index.cjs']) {
+    const path = join(ROOT, file);
+    if (existsSync(path) && statSync(path).mtimeMs >= srcTime) bundles[file] = readFileSync(path, 'utf8');
+  }
+}, 60_000);
+
+describe('the main entry', () => {
+  it('was bundled (and dist/ checked when fresh)', () => {
+    expect(Object.keys(bundles).length).toBeGreaterThanOrEqual(2);
+    for (const code of Object.values(bundles)) expect(code).toContain('ClaimsClient');
+  });
+
+  it('imports nothing at load time but node builtins and its declared dependencies', () => {
+    const allowed = new Set(Object.keys(pkg.dependencies));
+    for (const [name, code] of Object.entries(bundles)) {
+      const outside = staticImports(code).filter((s) => !isBuiltin(s) && !allowed.has(packageName(s)));
+      expect(outside, name).toEqual([]);
+    }
+  });
+
+  it('does not load node:fs (or fs/promises) until a path upload asks for it', () => {
+    for (const [name, code] of Object.entries(bundles)) {
+      const fsImports = staticImports(code).filter((s) => bare(s) === 'fs' || bare(s).startsWith('fs/'));
+      expect(fsImports, name).toEqual([]);
+    }
+    // ...and it is there, lazily, for uploads from a path.
+    const lazy = dynamicImports(bundles['source bundle (esm)'] ?? '');
+    expect(lazy.some((s) => bare(s) === 'fs' || bare(s).startsWith('fs/'))).toBe(true);
+  });
+
+  it('holds no test code: no msw, no sandbox server, no devDependency', () => {
+    for (const [name, code] of Object.entries(bundles)) {
+      const imports = [...staticImports(code), ...dynamicImports(code)];
+      expect(
+        imports.filter((s) => /msw|busboy|vitest|sandbox|testing/.test(s)),
+        name,
+      ).toEqual([]);
+      expect(code, name).not.toMatch(/\bcreateSandbox\b|\bclaimsHandlers\b/);
+    }
+  });
+});
