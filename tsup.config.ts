@@ -1,6 +1,12 @@
 import { defineConfig } from 'tsup';
 
-const shared = { target: 'node20', platform: 'node', sourcemap: true, treeshake: true, splitting: false } as const;
+const shared = {
+  target: 'node20',
+  platform: 'node',
+  sourcemap: true,
+  treeshake: true,
+  splitting: false,
+} as const;
 
 export default defineConfig([
   {

@@ -293,7 +293,9 @@ async function readApiError(
         // Not JSON: the text is the body.
       }
     }
-  } catch {
+  } catch (error) {
+    // A caller's abort wins over the answer being read: it must reject with AbortError.
+    if (!(error instanceof ClaimsConnectionError)) throw error;
     // The body could not be read; the status alone still says what happened.
     body = undefined;
   }

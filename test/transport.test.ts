@@ -338,9 +338,23 @@ describe('abort', () => {
   });
 
   it('aborts an attempt in flight and does not retry it', async () => {
-    server.handle(() => undefined);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
+    // Abort once the server has the request, and never answer it.
+    server.handle(() => void setTimeout(() => controller.abort(), 20));
+    const error = await client()
+      .subscriptions.list(1, { signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect((error as Error).name).toBe('AbortError');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('aborts while an error answer’s body is still arriving: AbortError, not the API error', async () => {
+    const controller = new AbortController();
+    server.handle((_r, res) => {
+      // 400: not retried, so only the body read itself can notice the abort
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.write('{"message":"partial', () => setTimeout(() => controller.abort(), 50));
+    });
     const error = await client()
       .subscriptions.list(1, { signal: controller.signal })
       .catch((e: unknown) => e);

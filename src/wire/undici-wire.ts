@@ -1,12 +1,17 @@
-import { request } from 'undici';
+import type { request as undiciRequest } from 'undici';
 import { ClaimsConnectionError, ClaimsTimeoutError } from '../errors.js';
 import { abortError } from './abort.js';
 import type { Wire, WireResponse } from './types.js';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
-type UndiciBody = Awaited<ReturnType<typeof request>>['body'];
-type UndiciHeaders = Awaited<ReturnType<typeof request>>['headers'];
+type UndiciBody = Awaited<ReturnType<typeof undiciRequest>>['body'];
+type UndiciHeaders = Awaited<ReturnType<typeof undiciRequest>>['headers'];
+
+// undici is loaded on the first request, not on import: it takes about as long to import as
+// the rest of the SDK, serverless cold starts pay for it only when a request is made, and a
+// client given its own `fetch` never loads it.
+let request: typeof undiciRequest | undefined;
 
 /**
  * The default wire: `undici.request` on undici's global dispatcher, so keep-alive sockets are
@@ -15,6 +20,7 @@ type UndiciHeaders = Awaited<ReturnType<typeof request>>['headers'];
  * no timer or AbortController of ours per attempt.
  */
 export const undiciWire: Wire = async (req) => {
+  request ??= (await import('undici')).request;
   try {
     const res = await request(req.url, {
       method: req.method as 'GET',
