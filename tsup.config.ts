@@ -5,7 +5,8 @@ const shared = {
   platform: 'node',
   sourcemap: true,
   treeshake: true,
-  splitting: false,
+  // Also for CJS: the schemas (and zod) stay in a chunk loaded on first use.
+  splitting: true,
 } as const;
 
 export default defineConfig([

@@ -1,7 +1,8 @@
 /**
  * Cold start: how long `import`/`require` of the BUILT package takes in a fresh Node process,
- * next to undici alone (the floor: the SDK imports it), ESM and CommonJS, runs interleaved,
- * median of 15 each; then the published size from `npm pack --dry-run --json`.
+ * next to undici alone, ESM and CommonJS, runs interleaved, median of 15 each; then the
+ * published size from `npm pack --dry-run --json`. The SDK loads undici and zod on its first
+ * call, so `sdk+deps` (import, then both) shows what the first default-wire call adds.
  *
  *   npx tsx bench/cold-start.ts
  *   COLD_START_RUNS=31 npx tsx bench/cold-start.ts
@@ -32,6 +33,10 @@ const CASES: Record<string, { type: 'module' | 'commonjs'; code: string }> = {
   'sdk cjs': { type: 'commonjs', code: `require(${JSON.stringify(sdkCjs)});` },
   'undici esm': { type: 'module', code: `await import(${JSON.stringify(pathToFileURL(undiciCjs).href)});` },
   'undici cjs': { type: 'commonjs', code: `require(${JSON.stringify(undiciCjs)});` },
+  'sdk+deps esm': {
+    type: 'module',
+    code: `await import(${JSON.stringify(pathToFileURL(sdkEsm).href)}); await import('undici'); await import('zod');`,
+  },
 };
 
 function timeOnce(name: string): number {
@@ -86,14 +91,11 @@ async function main(): Promise<void> {
       esm: round((medians['sdk esm'] ?? 0) - (medians['undici esm'] ?? 0), 1),
       cjs: round((medians['sdk cjs'] ?? 0) - (medians['undici cjs'] ?? 0), 1),
     },
-    // The SDK cannot load faster than undici, which it imports: the target is what the SDK
-    // adds on top of undici alone (its own code, zod and the schemas), ESM and CJS.
+    // undici and zod are loaded on the first call, so the import itself is held to the target.
     target: {
       ms: TARGET_MS,
-      measure: 'SDK import minus undici-alone import',
-      met:
-        (medians['sdk esm'] ?? Infinity) - (medians['undici esm'] ?? 0) < TARGET_MS &&
-        (medians['sdk cjs'] ?? Infinity) - (medians['undici cjs'] ?? 0) < TARGET_MS,
+      measure: 'SDK import, ESM and CJS',
+      met: (medians['sdk esm'] ?? Infinity) < TARGET_MS && (medians['sdk cjs'] ?? Infinity) < TARGET_MS,
     },
     package: {
       packedBytes: pack.size,
@@ -106,10 +108,10 @@ async function main(): Promise<void> {
   await writeFile(OUT_FILE, `${JSON.stringify(result, null, 2)}\n`);
 
   process.stdout.write(`\nCold start (import only, fresh process, ${result.pinned}, median of ${RUNS})\n`);
-  for (const [name, ms] of Object.entries(medians)) process.stdout.write(`  ${name.padEnd(10)} ${ms} ms\n`);
+  for (const [name, ms] of Object.entries(medians)) process.stdout.write(`  ${name.padEnd(14)} ${ms} ms\n`);
   process.stdout.write(
     `  SDK over undici alone: ESM +${result.sdkOverUndiciMs.esm} ms, CJS +${result.sdkOverUndiciMs.cjs} ms; ` +
-      `target < ${TARGET_MS} ms over undici: ${result.target.met ? 'met' : 'MISSED'}\n`,
+      `target: SDK import < ${TARGET_MS} ms: ${result.target.met ? 'met' : 'MISSED'}\n`,
   );
   process.stdout.write(
     `Package: ${(pack.size / 1024).toFixed(1)} KiB packed, ${(pack.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${pack.entryCount} files\n`,

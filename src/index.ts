@@ -1,5 +1,16 @@
 export { ClaimsClient, type ClaimsClientOptions } from './client.js';
 export {
+  EventCategories,
+  type EventCategory,
+  type EventType,
+  EventTypes,
+  FilterFields,
+  FilterOperators,
+  type OpenString,
+  type WebhookEvent,
+  WebhookEvents,
+} from './constants.js';
+export {
   type ApiErrorInit,
   AuthenticationError,
   BadRequestError,
@@ -31,27 +42,17 @@ export {
 export type { Logger, LogLevel } from './logger.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';
 export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
-export type { NumericId, OpenString } from './schemas/common.js';
-export {
-  EventCategories,
-  type EventCategory,
-  type EventCreate,
-  type EventType,
-  EventTypes,
-} from './schemas/events.js';
+export type { NumericId } from './schemas/common.js';
+export type { EventCreate } from './schemas/events.js';
 export type { ExtendedFieldValue, IncidentCreate, IncidentCreated } from './schemas/incidents.js';
 export type { IncidentFieldDescriptor, IncidentFieldsQuery } from './schemas/metadata.js';
-export {
-  type FilterCondition,
-  FilterFields,
-  FilterOperators,
-  type Subscription,
-  type SubscriptionCreate,
-  type SubscriptionCreated,
-  type SubscriptionFilters,
-  type SubscriptionPatch,
-  type WebhookEvent,
-  WebhookEvents,
+export type {
+  FilterCondition,
+  Subscription,
+  SubscriptionCreate,
+  SubscriptionCreated,
+  SubscriptionFilters,
+  SubscriptionPatch,
 } from './schemas/subscriptions.js';
 export type { WebhookPatch } from './schemas/webhooks.js';
 export type { AccessTokenProvider, CallOptions } from './transport.js';

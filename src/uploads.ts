@@ -2,7 +2,6 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type FormData from 'form-data';
-import { z } from 'zod';
 import { ClaimsError, ClaimsValidationError, type ValidationIssue } from './errors.js';
 import type { StreamBody } from './transport.js';
 
@@ -94,7 +93,7 @@ type Source =
   | { kind: 'readable'; stream: Readable }
   | { kind: 'web'; stream: NodeReadableStream<Uint8Array> };
 
-interface Part {
+export interface Part {
   filename: string;
   contentType: string;
   source: Source;
@@ -117,7 +116,8 @@ function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
  * Checks one upload item's shape (no file system access) and turns it into a part.
  * Returns the problems instead when there are any.
  */
-function toPart(value: unknown): Part | string[] {
+/** The part an upload item becomes, or what is wrong with it. */
+export function toPart(value: unknown): Part | string[] {
   const problems: string[] = [];
   let filename: unknown;
   let contentType: unknown;
@@ -185,12 +185,6 @@ function filenameProblems(filename: unknown): string[] {
   }
   return [];
 }
-
-/** zod check of an upload item's shape, for `{ file }` attachment references. */
-export const UploadItemSchema = z.custom<UploadItem>().superRefine((value, ctx) => {
-  const part = toPart(value);
-  if (Array.isArray(part)) for (const message of part) ctx.addIssue({ code: 'custom', message });
-});
 
 /** A checked upload, ready to send: the multipart body and what the answer must match. */
 export interface PreparedUpload {

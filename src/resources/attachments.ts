@@ -1,5 +1,6 @@
 import { ClaimsError, ClaimsResponseValidationError, ClaimsValidationError } from '../errors.js';
-import { type UploadedAttachment, UploadResponseSchema } from '../schemas/attachments.js';
+import type { UploadedAttachment } from '../schemas/attachments.js';
+import { schemas } from '../schemas/load.js';
 import type { CallOptions } from '../transport.js';
 import { errorMessage, prepareUpload, type UploadItem } from '../uploads.js';
 import { Resource } from './resource.js';
@@ -26,11 +27,17 @@ export class Attachments extends Resource {
     if (list.length === 0) {
       throw new ClaimsValidationError([{ path: 'files', message: 'give at least one file to upload' }]);
     }
+    const s = await schemas();
     const prepared = await prepareUpload(list, (i) => (Array.isArray(files) ? `files[${i}]` : 'files'));
     let uploaded: UploadedAttachment[];
     try {
       uploaded = await this.transport.request(
-        { method: 'POST', path: '/attachments', stream: prepared.body, responseSchema: UploadResponseSchema },
+        {
+          method: 'POST',
+          path: '/attachments',
+          stream: prepared.body,
+          responseSchema: s.UploadResponseSchema,
+        },
         options,
       );
     } catch (error) {

@@ -1,7 +1,7 @@
 import { parseInput } from '../internal/parse-input.js';
 import { path } from '../internal/path.js';
-import { IncidentId } from '../schemas/common.js';
-import { type EventCreate, EventCreateSchema } from '../schemas/events.js';
+import type { EventCreate } from '../schemas/events.js';
+import { schemas } from '../schemas/load.js';
 import type { CallOptions, Transport } from '../transport.js';
 import { resolveAttachmentRefs } from './attachment-refs.js';
 import type { Attachments } from './attachments.js';
@@ -21,9 +21,10 @@ export class Events extends Resource {
    * @returns the parsed JSON answer (its shape is not in the spec), or `undefined` when empty.
    */
   async create(incidentId: string, body: EventCreate, options?: CallOptions): Promise<unknown> {
+    const s = await schemas();
     const [, parsed] = parseInput<EventCreate>([
-      ['incidentId', IncidentId, incidentId],
-      ['', EventCreateSchema, body],
+      ['incidentId', s.IncidentId, incidentId],
+      ['', s.EventCreateSchema, body],
     ]);
     const event = parsed as EventCreate;
     const attachments = await resolveAttachmentRefs(event.attachments, this.attachments, options);

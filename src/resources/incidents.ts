@@ -1,10 +1,6 @@
 import { parseInput } from '../internal/parse-input.js';
-import {
-  type IncidentCreate,
-  type IncidentCreated,
-  IncidentCreatedSchema,
-  IncidentCreateSchema,
-} from '../schemas/incidents.js';
+import type { IncidentCreate, IncidentCreated } from '../schemas/incidents.js';
+import { schemas } from '../schemas/load.js';
 import type { CallOptions, Transport } from '../transport.js';
 import { resolveAttachmentRefs } from './attachment-refs.js';
 import type { Attachments } from './attachments.js';
@@ -38,7 +34,8 @@ export class Incidents extends Resource {
    * @throws ClaimsValidationError listing every problem; then nothing was sent.
    */
   async create(body: IncidentCreate, options?: IncidentCreateOptions): Promise<IncidentCreated> {
-    const [parsed] = parseInput<IncidentCreate>([['', IncidentCreateSchema, body]]);
+    const s = await schemas();
+    const [parsed] = parseInput<IncidentCreate>([['', s.IncidentCreateSchema, body]]);
     const incident = parsed as IncidentCreate;
     if (incident.extendedFields && options?.checkExtendedFields !== false) {
       await this.metadata.assertExtendedFields(incident, options);
@@ -49,7 +46,7 @@ export class Incidents extends Resource {
         method: 'POST',
         path: '/incidents',
         body: attachments ? { ...incident, attachments } : incident,
-        responseSchema: IncidentCreatedSchema,
+        responseSchema: s.IncidentCreatedSchema,
       },
       options,
     );

@@ -7,13 +7,8 @@ import {
 import { parseInput } from '../internal/parse-input.js';
 import { MetadataCache } from '../metadata-cache.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
-import {
-  type IncidentFieldDescriptor,
-  IncidentFieldDescriptorListSchema,
-  type IncidentFieldsQuery,
-  IncidentFieldsQuerySchema,
-  ProgrammesQuerySchema,
-} from '../schemas/metadata.js';
+import { schemas } from '../schemas/load.js';
+import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/metadata.js';
 import type { CallOptions, Transport } from '../transport.js';
 import { Resource } from './resource.js';
 
@@ -37,18 +32,22 @@ export class Metadata extends Resource {
    * @example
    * const fields = await client.metadata.incidentFields({ programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', countryCode: 'GB' });
    */
-  incidentFields(query: IncidentFieldsQuery, options?: CallOptions): Promise<IncidentFieldDescriptor[]> {
+  async incidentFields(
+    query: IncidentFieldsQuery,
+    options?: CallOptions,
+  ): Promise<IncidentFieldDescriptor[]> {
+    const s = await schemas();
     return this.transport.request(
       {
         method: 'GET',
         path: '/metadata/incidents',
-        params: { query: [IncidentFieldsQuerySchema, query] },
+        params: { query: [s.IncidentFieldsQuerySchema, query] },
         query: {
           programmeCode: query?.programmeCode,
           policyTypeCode: query?.policyTypeCode,
           countryCode: query?.countryCode,
         },
-        responseSchema: IncidentFieldDescriptorListSchema,
+        responseSchema: s.IncidentFieldDescriptorListSchema,
       },
       options,
     );
@@ -58,12 +57,13 @@ export class Metadata extends Resource {
    * Programmes and policy types: GET `/metadata/programmes`. The spec does not describe the
    * answer, so it is returned as parsed, unchanged.
    */
-  programmes(query?: Record<string, string>, options?: CallOptions): Promise<unknown> {
+  async programmes(query?: Record<string, string>, options?: CallOptions): Promise<unknown> {
+    const s = await schemas();
     return this.transport.request(
       {
         method: 'GET',
         path: '/metadata/programmes',
-        params: { query: [ProgrammesQuerySchema, query] },
+        params: { query: [s.ProgrammesQuerySchema, query] },
         ...(query ? { query } : {}),
       },
       options,
@@ -84,7 +84,8 @@ export class Metadata extends Resource {
     query: IncidentFieldsQuery,
     options?: CallOptions,
   ): Promise<IncidentFieldDescriptor[]> {
-    const [valid] = parseInput<IncidentFieldsQuery>([['query', IncidentFieldsQuerySchema, query]]);
+    const s = await schemas();
+    const [valid] = parseInput<IncidentFieldsQuery>([['query', s.IncidentFieldsQuerySchema, query]]);
     const descriptors = await this.#cache.get(valid as IncidentFieldsQuery, options);
     // Copies: the cached descriptors are shared by every caller and must not be changed by one.
     return structuredClone(requiredExtendedFields(descriptors));

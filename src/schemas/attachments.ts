@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { UploadItemSchema } from '../uploads.js';
+import { toPart, type UploadItem } from '../uploads.js';
 import { HttpUrl, UuidString } from './common.js';
+
+/** zod check of an upload item's shape, for `{ file }` attachment references. */
+export const UploadItemSchema = z.custom<UploadItem>().superRefine((value, ctx) => {
+  const part = toPart(value);
+  if (Array.isArray(part)) for (const message of part) ctx.addIssue({ code: 'custom', message });
+});
 
 const SOURCES = ['attachmentId', 'url', 'file'] as const;
 

@@ -1,10 +1,6 @@
 import { z } from 'zod';
 
-/**
- * A string type that offers the documented values in autocomplete but accepts any string,
- * since the spec lists only some of the values the service uses.
- */
-export type OpenString<Known extends string> = Known | (string & {});
+export type { OpenString } from '../constants.js';
 
 /** A non-empty string. */
 export const NonEmptyString = z.string().min(1, 'must not be empty');

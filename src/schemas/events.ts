@@ -1,14 +1,7 @@
 import { z } from 'zod';
+import type { EventCategory, EventType } from '../constants.js';
 import { AttachmentRefInputSchema } from './attachments.js';
-import { NonEmptyString, type OpenString } from './common.js';
-
-/** Documented `eventType` values; any other string is accepted too. */
-export const EventTypes = { EventLogEntry: 'Event Log Entry' } as const;
-export type EventType = OpenString<(typeof EventTypes)[keyof typeof EventTypes]>;
-
-/** Documented `category` values; any other string is accepted too. */
-export const EventCategories = { Other: 'Other', ReportFinal: 'Report: Final' } as const;
-export type EventCategory = OpenString<(typeof EventCategories)[keyof typeof EventCategories]>;
+import { NonEmptyString } from './common.js';
 
 /** The body of `events.create` (spec 2.2); other fields pass through unchanged. */
 export const EventCreateSchema = z.looseObject({

@@ -1,14 +1,6 @@
 import { z } from 'zod';
-import { NonEmptyString, type OpenString } from './common.js';
-
-/** Documented webhook event names; any other string is accepted too. */
-export const WebhookEvents = { NewEvent: 'New Event' } as const;
-export type WebhookEvent = OpenString<(typeof WebhookEvents)[keyof typeof WebhookEvents]>;
-
-/** Documented filter field names. */
-export const FilterFields = { EventType: 'eventType', Category: 'category' } as const;
-/** Documented filter operators. */
-export const FilterOperators = { Equals: 'equals' } as const;
+import type { OpenString, WebhookEvent } from '../constants.js';
+import { NonEmptyString } from './common.js';
 
 /** One filter condition (spec 2.8). */
 export const FilterConditionSchema = z.looseObject({

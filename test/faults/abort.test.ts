@@ -5,7 +5,7 @@
  */
 import { getEventListeners } from 'node:events';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ClaimsTimeoutError } from '../../src/index.js';
 import { event, incident, uuid } from '../helpers/fixtures.js';
 import { closedPort, failure, httpFaultServer, makeClient, scenario, WIRES } from './fault-server.js';
@@ -35,6 +35,13 @@ function abortAfter(ms: number): AbortSignal {
   setTimeout(() => controller.abort(), ms);
   return controller.signal;
 }
+
+// The SDK loads zod and undici on its first call; these tests time aborts against waits and
+// uploads, so that one-off load must not be inside their windows.
+beforeAll(async () => {
+  const { schemas } = await import('../../src/schemas/load.js');
+  await Promise.all([schemas(), import('undici')]);
+});
 
 describe.each(WIRES)('$name', ({ options: wire }) => {
   it('aborting during a Retry-After wait: AbortError at once, not retried', async () => {

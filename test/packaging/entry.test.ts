@@ -4,7 +4,8 @@
  * starts pay for every module). Node loads `fs` for itself anyway, so this is checked on the
  * bundled code: the entry is bundled the way tsup bundles it (esbuild, dependencies external),
  * from the current source, and its static imports are read. `dist/` is checked too when it
- * was built from the current source.
+ * was built from the current source. With code splitting, an entry's static imports include
+ * local chunks: those are followed, since they load at import time too.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -49,8 +50,39 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
+/** The code that loads with `entry`: it and every local chunk it statically imports. */
+function withStaticChunks(entry: string, read: (path: string) => string | undefined): string {
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  const visit = (path: string) => {
+    const code = read(path);
+    if (code === undefined || seen.has(path)) return;
+    seen.add(path);
+    parts.push(code);
+    for (const s of staticImports(code)) if (s.startsWith('.')) visit(join(path, '..', s));
+  };
+  visit(entry);
+  return parts.join('\n');
+}
+
 const bundles: Record<string, string> = {};
+/** The ESM entry as tsup splits it (schemas in a chunk of their own): what `import` loads. */
+let splitEntry = '';
 beforeAll(async () => {
+  const split = await build({
+    entryPoints: [join(ROOT, 'src/index.ts')],
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    packages: 'external',
+    outdir: join(ROOT, '.entry-check'),
+    write: false,
+    logLevel: 'silent',
+  });
+  const files = new Map(split.outputFiles.map((f) => [f.path, f.text]));
+  splitEntry = withStaticChunks(join(ROOT, '.entry-check', 'index.js'), (p) => files.get(p));
   for (const format of ['esm', 'cjs'] as const) {
     const result = await build({
       entryPoints: [join(ROOT, 'src/index.ts')],
@@ -68,7 +100,9 @@ beforeAll(async () => {
   const srcTime = newestMtime(join(ROOT, 'src'));
   for (const file of ['dist/index.js', 'dist/index.cjs']) {
     const path = join(ROOT, file);
-    if (existsSync(path) && statSync(path).mtimeMs >= srcTime) bundles[file] = readFileSync(path, 'utf8');
+    if (existsSync(path) && statSync(path).mtimeMs >= srcTime) {
+      bundles[file] = withStaticChunks(path, (p) => (existsSync(p) ? readFileSync(p, 'utf8') : undefined));
+    }
   }
 }, 60_000);
 
@@ -81,8 +115,22 @@ describe('the main entry', () => {
   it('imports nothing at load time but node builtins and its declared dependencies', () => {
     const allowed = new Set(Object.keys(pkg.dependencies));
     for (const [name, code] of Object.entries(bundles)) {
-      const outside = staticImports(code).filter((s) => !isBuiltin(s) && !allowed.has(packageName(s)));
+      const outside = staticImports(code).filter(
+        (s) => !s.startsWith('.') && !isBuiltin(s) && !allowed.has(packageName(s)),
+      );
       expect(outside, name).toEqual([]);
+    }
+  });
+
+  it('loads zod and undici on the first call, not on import', () => {
+    expect(splitEntry).toContain('ClaimsClient');
+    const loaded = staticImports(splitEntry).map(packageName);
+    expect(loaded).not.toContain('zod');
+    expect(loaded).not.toContain('undici');
+    for (const [name, code] of Object.entries(bundles)) {
+      if (!name.startsWith('dist/')) continue;
+      expect(staticImports(code).map(packageName), name).not.toContain('zod');
+      expect(staticImports(code).map(packageName), name).not.toContain('undici');
     }
   });
 
