@@ -119,11 +119,14 @@ function checkOptions(options: ClaimsClientOptions): string {
   try {
     const url = new URL(options?.baseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    // Paths are appended to it: a query or fragment in the base has nowhere to go.
+    if (url.search || url.hash) throw new Error('query');
     baseUrl = url.href.replace(/\/+$/, '');
   } catch {
     issues.push({
       path: 'baseUrl',
-      message: 'must be an absolute http(s) URL, e.g. https://claims.example.com/api',
+      message:
+        'must be an absolute http(s) URL without query or fragment, e.g. https://claims.example.com/api',
     });
   }
   const token = options?.accessToken;

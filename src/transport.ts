@@ -79,6 +79,9 @@ export class Transport {
   readonly #config: TransportConfig;
   readonly #baseHeaders: Record<string, string>;
   readonly #log: RequestLog;
+  /** The base URL split once: `https://host:port` and the path prefix (no trailing slash). */
+  readonly #origin: string;
+  readonly #basePath: string;
   /**
    * With a static token and no per-call headers, every request carries one of these two
    * header sets: built once and shared (read-only) by all requests, not copied per call.
@@ -88,6 +91,9 @@ export class Transport {
   constructor(config: TransportConfig) {
     this.#config = config;
     this.#log = config.log ?? RequestLog.off;
+    const base = new URL(config.baseUrl);
+    this.#origin = base.origin;
+    this.#basePath = base.pathname.replace(/\/+$/, '');
     this.#baseHeaders = mergeHeaders(
       { accept: 'application/json', 'user-agent': config.userAgent },
       config.headers,
@@ -107,7 +113,8 @@ export class Transport {
     const body = validateSpec(spec);
     const config = this.#config;
     const method = spec.method;
-    const url = this.#url(spec);
+    const path = this.#path(spec);
+    const url = this.#origin + path;
     // The shared set is never written to: `authorization` is already in it, and a stream
     // (whose headers are added per attempt) always gets a copy of its own.
     const shared = options.headers || spec.stream ? undefined : this.#staticHeaders;
@@ -142,7 +149,16 @@ export class Transport {
 
       let response: WireResponse;
       try {
-        response = await config.wire({ url, method, headers, body: wireBody, signal, timeoutMs });
+        response = await config.wire({
+          url,
+          origin: this.#origin,
+          path,
+          method,
+          headers,
+          body: wireBody,
+          signal,
+          timeoutMs,
+        });
         // Inside the try: a body that stalls or is cut off is a network failure too.
         if (response.status < 400) {
           const value = await parseSuccess(spec, response, method, url);
@@ -201,8 +217,8 @@ export class Transport {
     }
   }
 
-  #url(spec: RequestSpec<unknown>): string {
-    const url = this.#config.baseUrl + spec.path;
+  #path(spec: RequestSpec<unknown>): string {
+    const url = this.#basePath + spec.path;
     if (!spec.query) return url;
     const query = new URLSearchParams(spec.query).toString();
     return query ? `${url}?${query}` : url;

@@ -20,6 +20,7 @@ describe('ClaimsClient options', () => {
   it.each([
     [{ baseUrl: 'claims.example.com', accessToken: 't' }, 'baseUrl'],
     [{ baseUrl: 'ftp://claims.example.com', accessToken: 't' }, 'baseUrl'],
+    [{ baseUrl: 'https://claims.example.com/api?key=1', accessToken: 't' }, 'baseUrl'],
     [{ baseUrl: 'https://claims.example.com', accessToken: '' }, 'accessToken'],
     [{ baseUrl: 'https://claims.example.com', accessToken: 't', timeoutMs: -1 }, 'timeoutMs'],
     [{ baseUrl: 'https://claims.example.com', accessToken: 't', maxRetries: 1.5 }, 'maxRetries'],

@@ -2,7 +2,12 @@ import type { Readable } from 'node:stream';
 
 /** One HTTP attempt, as the transport hands it to a wire. */
 export interface WireRequest {
+  /** The full URL. */
   url: string;
+  /** The same URL split, for wires that take it so: `https://host:port` … */
+  origin: string;
+  /** … and the path with its query. */
+  path: string;
   method: string;
   headers: Record<string, string>;
   /** A JSON string, a stream (multipart upload) or nothing. */
