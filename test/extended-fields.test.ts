@@ -9,18 +9,10 @@ import {
   type IncidentFieldDescriptor,
   requiredExtendedFields,
 } from '../src/index.js';
+import { causeOfLoss } from './helpers/fixtures.js';
 
 // A form with every kind of descriptor the spec allows, including nulls and absent fields.
-const cause: IncidentFieldDescriptor = {
-  identifier: 'claim_form:Cause_Of_Loss',
-  mapsTo: 'extendedFields',
-  name: 'Cause of loss',
-  section: 'Incident details',
-  dataType: 'string',
-  maxLength: null,
-  isRequired: true,
-  listSource: ['Fire', 'Flood', 'Theft'],
-};
+const cause: IncidentFieldDescriptor = causeOfLoss;
 const policeRef: IncidentFieldDescriptor = {
   identifier: 'claim_form:Police_Ref',
   mapsTo: 'extendedFields',

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   BadRequestError,
@@ -19,19 +19,11 @@ import {
   UnprocessableEntityError,
 } from '../src/index.js';
 import { event, incident } from './helpers/fixtures.js';
-import { json, type RecordingServer, startRecordingServer } from './helpers/recording-server.js';
+import { json, useRecordingServer } from './helpers/recording-server.js';
 
 const TOKEN = 'tok_live_transport_5ecr3t';
 
-let server: RecordingServer;
-beforeAll(async () => {
-  server = await startRecordingServer();
-});
-afterEach(() => {
-  server.requests.length = 0;
-  server.handle((_r, res) => json(res, 200, {}));
-});
-afterAll(() => server.close());
+const server = useRecordingServer();
 
 function client(options: Partial<ClaimsClientOptions> = {}): ClaimsClient {
   return new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN, ...options });

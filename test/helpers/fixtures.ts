@@ -12,3 +12,15 @@ export const event = { eventType: 'Event Log Entry', category: 'Other', detail: 
 
 /** A UUID-shaped attachment id. */
 export const uuid = '3f2c1b0a-9d8e-4f7a-8b6c-5d4e3f2a1b0c';
+
+/** A list field of a form's metadata, as GET /metadata/incidents describes it. */
+export const causeOfLoss = {
+  identifier: 'claim_form:Cause_Of_Loss',
+  mapsTo: 'extendedFields',
+  name: 'Cause of loss',
+  section: 'Incident details',
+  dataType: 'string',
+  maxLength: null,
+  isRequired: true,
+  listSource: ['Fire', 'Flood', 'Theft'],
+};

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 /** A request as the server saw it. */
 export interface Recorded {
@@ -83,5 +84,37 @@ export async function startRecordingServer(
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+const answerEmptyJson: Handler = (_r, res) => json(res, 200, {});
+
+/**
+ * A recording server for the test file that calls it: started before its tests, emptied and
+ * given back its default handler (200 `{}`) after each, closed after all of them.
+ */
+export function useRecordingServer(): RecordingServer {
+  let current: RecordingServer | undefined;
+  const get = (): RecordingServer => {
+    if (!current) throw new Error('useRecordingServer: the server starts in beforeAll');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await startRecordingServer(answerEmptyJson);
+  });
+  afterEach(() => {
+    get().requests.length = 0;
+    get().handle(answerEmptyJson);
+  });
+  afterAll(() => get().close());
+  return {
+    get url() {
+      return get().url;
+    },
+    get requests() {
+      return get().requests;
+    },
+    handle: (handler) => get().handle(handler),
+    close: () => get().close(),
   };
 }

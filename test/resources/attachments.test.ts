@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import busboy from 'busboy';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ClaimsClient,
   ClaimsResponseValidationError,
@@ -10,12 +10,7 @@ import {
   InternalServerError,
 } from '../../src/index.js';
 import { event, incident, uuid } from '../helpers/fixtures.js';
-import {
-  json,
-  type Recorded,
-  type RecordingServer,
-  startRecordingServer,
-} from '../helpers/recording-server.js';
+import { json, type Recorded, useRecordingServer } from '../helpers/recording-server.js';
 
 const TOKEN = 'tok_attachments_5ecr3t';
 const ID = (n: number) => `aaaaaaaa-0000-4000-8000-00000000000${n}`;
@@ -63,20 +58,12 @@ function api(other: (req: Recorded) => unknown = () => ({ incidentId: 'INC-1' })
   });
 }
 
-let server: RecordingServer;
+const server = useRecordingServer();
 let dir: string;
 beforeAll(async () => {
-  server = await startRecordingServer();
   dir = await mkdtemp(join(tmpdir(), 'claims-attachments-test-'));
 });
-afterEach(() => {
-  server.requests.length = 0;
-  server.handle((_r, res) => json(res, 200, {}));
-});
-afterAll(async () => {
-  await server.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const client = () => new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN });
 

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   ClaimsClient,
   type ClaimsClientOptions,
@@ -9,26 +9,14 @@ import {
   extendedFieldsFrom,
   InternalServerError,
 } from '../../src/index.js';
-import { incident } from '../helpers/fixtures.js';
-import {
-  json,
-  type Recorded,
-  type RecordingServer,
-  startRecordingServer,
-} from '../helpers/recording-server.js';
+import { causeOfLoss, incident } from '../helpers/fixtures.js';
+import { json, type Recorded, useRecordingServer } from '../helpers/recording-server.js';
 
 const TOKEN = 'tok_live_extended_5ecr3t';
 
 const form = [
   {
-    identifier: 'claim_form:Cause_Of_Loss',
-    mapsTo: 'extendedFields',
-    name: 'Cause of loss',
-    section: 'Incident details',
-    dataType: 'string',
-    maxLength: null,
-    isRequired: true,
-    listSource: ['Fire', 'Flood', 'Theft'],
+    ...causeOfLoss,
   },
   {
     identifier: 'claim_form:Police_Ref',
@@ -53,17 +41,9 @@ function gate() {
   return { opened, release };
 }
 
-let server: RecordingServer;
+const server = useRecordingServer();
 /** How the fake service answers GET /metadata/incidents; replaced per test. */
 let metadata: (res: ServerResponse) => void | Promise<void> = (res) => json(res, 200, form);
-
-beforeAll(async () => {
-  server = await startRecordingServer();
-});
-afterEach(() => {
-  server.requests.length = 0;
-});
-afterAll(() => server.close());
 
 function route(): void {
   server.handle(async (req, res) => {

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ClaimsClient,
   type ClaimsClientOptions,
@@ -7,21 +7,15 @@ import {
   type IncidentFieldDescriptor,
   InternalServerError,
 } from '../../src/index.js';
-import { json, type RecordingServer, startRecordingServer } from '../helpers/recording-server.js';
+import { causeOfLoss } from '../helpers/fixtures.js';
+import { json, useRecordingServer } from '../helpers/recording-server.js';
 
 const TOKEN = 'tok_live_metadata_5ecr3t';
 const query = { programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', countryCode: 'GB' };
 
 const descriptors = [
   {
-    identifier: 'claim_form:Cause_Of_Loss',
-    mapsTo: 'extendedFields',
-    name: 'Cause of loss',
-    section: 'Incident details',
-    dataType: 'string',
-    maxLength: null,
-    isRequired: true,
-    listSource: ['Fire', 'Flood', 'Theft'],
+    ...causeOfLoss,
     helpText: 'kept: not in the spec', // unknown fields must pass through
   },
   {
@@ -37,15 +31,7 @@ const descriptors = [
   { identifier: 'claim_form:Notes' }, // everything but the identifier absent
 ];
 
-let server: RecordingServer;
-beforeAll(async () => {
-  server = await startRecordingServer();
-});
-afterEach(() => {
-  server.requests.length = 0;
-  server.handle((_r, res) => json(res, 200, {}));
-});
-afterAll(() => server.close());
+const server = useRecordingServer();
 
 function client(options: Partial<ClaimsClientOptions> = {}): ClaimsClient {
   return new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 0, ...options });
