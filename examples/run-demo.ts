@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from 'claims-notification-sdk/testing';
+import { linePrefixer } from './line-prefixer.js';
 
 const EXAMPLES = [
   '01-notify-incident.ts',
@@ -20,7 +21,7 @@ interface Outcome {
   reason?: string;
 }
 
-/** Runs one example under tsx, prefixing its output; killed after the timeout. */
+/** Runs one example under tsx, prefixing each line of its output; killed after the timeout. */
 function run(example: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
   const started = Date.now();
   return new Promise((resolve) => {
@@ -33,18 +34,17 @@ function run(example: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    const prefix = (chunk: Buffer) =>
-      chunk
-        .toString()
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => `  [${example.slice(0, 2)}] ${line}\n`)
-        .join('');
-    child.stdout.on('data', (chunk: Buffer) => process.stdout.write(prefix(chunk)));
-    child.stderr.on('data', (chunk: Buffer) => process.stderr.write(prefix(chunk)));
+    const tag = `  [${example.slice(0, 2)}] `;
+    const out = linePrefixer(tag, (text) => process.stdout.write(text));
+    const err = linePrefixer(tag, (text) => process.stderr.write(text));
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     const timer = setTimeout(() => child.kill('SIGKILL'), PER_EXAMPLE_TIMEOUT_MS);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      // 'close' comes after both pipes ended: a last line without a newline is still shown.
+      out.flush();
+      err.flush();
       const ms = Date.now() - started;
       if (code === 0) resolve({ example, ok: true, ms });
       else

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UnprocessableEntityError } from '../../src/index.js';
 import { homeIncident, type LocalServer, type Reply, raw, startLocalServer, useSandbox } from './helpers.js';
 
@@ -102,6 +104,52 @@ describe('sandbox attachments', () => {
       expect(record?.data).toBeUndefined();
     });
 
+    it('stops reading a chunked download as soon as it passes the size limit', async () => {
+      // Streams 200-byte chunks with no Content-Length and never ends by itself (for 5 s at most):
+      // only a reader that stops at the limit can fail before the sender gives up.
+      let sent = 0;
+      let closedByClient = false;
+      const streamer = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        const started = Date.now();
+        const timer = setInterval(() => {
+          if (Date.now() - started > 5_000) {
+            clearInterval(timer);
+            res.end();
+            return;
+          }
+          res.write(Buffer.alloc(200, 1));
+          sent += 200;
+        }, 10);
+        res.on('close', () => {
+          clearInterval(timer);
+          if (!res.writableEnded) closedByClient = true;
+        });
+      });
+      await new Promise<void>((resolve) => streamer.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(streamer.address() as AddressInfo).port}/endless.bin`;
+        const started = Date.now();
+        const { incidentId } = await ctx.client.incidents.create({ ...homeIncident, attachments: [{ url }] });
+        const [event] = ctx.sandbox.incident(incidentId)?.events ?? [];
+        const id = event?.attachments[0]?.attachmentId as string;
+        await vi.waitFor(() => expect(ctx.sandbox.attachment(id)?.status).toBe('failed'), {
+          timeout: 2_000,
+          interval: 10,
+        });
+        expect(Date.now() - started).toBeLessThan(2_000);
+        const record = ctx.sandbox.attachment(id);
+        expect(record?.error).toContain('at most 1000');
+        expect(record?.data).toBeUndefined();
+        // The sandbox hung up on the sender rather than draining it.
+        await vi.waitFor(() => expect(closedByClient).toBe(true), { timeout: 1_000, interval: 10 });
+        expect(sent).toBeLessThan(100_000);
+      } finally {
+        streamer.closeAllConnections();
+        await new Promise<void>((resolve) => streamer.close(() => resolve()));
+      }
+    });
+
     it('creates the automatic event with a url attachment on incident creation', async () => {
       const { incidentId } = await ctx.client.incidents.create({
         ...homeIncident,
@@ -149,6 +197,40 @@ describe('sandbox attachments', () => {
         'part_name_not_empty',
         'missing_filename',
       ]);
+    });
+
+    it('refuses a part with no name parameter at all (400 part_name_missing): the spec sends name=""', async () => {
+      // Built by hand: every multipart library writes a name, so only a raw body can leave it out.
+      const body = [
+        '--B0undary',
+        'Content-Disposition: form-data; name=""; filename="ok.txt"',
+        '',
+        'fine',
+        '--B0undary',
+        'Content-Disposition: form-data; filename="nameless.txt"',
+        'Content-Type: text/plain',
+        '',
+        'no name',
+        '--B0undary--',
+        '',
+      ].join('\r\n');
+      const res = await raw(ctx.sandbox, 'POST', '/attachments', {
+        body,
+        headers: { 'content-type': 'multipart/form-data; boundary=B0undary' },
+      });
+      expect(res).toMatchObject({
+        status: 400,
+        body: {
+          code: 'invalid_multipart',
+          details: [
+            {
+              path: 'parts[1]',
+              code: 'part_name_missing',
+              message: expect.stringContaining('name=""'),
+            },
+          ],
+        },
+      });
     });
 
     it('refuses a file over the size limit (422)', async () => {

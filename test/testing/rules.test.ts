@@ -95,10 +95,14 @@ describe('sandbox rules', () => {
         {
           path: 'extendedFields[0].value',
           code: 'not_in_list',
-          message: expect.stringContaining('Cause of loss: "Meteor strike" is not one of "Fire"'),
+          message: expect.stringMatching(
+            /^"Cause of loss" \(section "Incident"\) must be one of: Fire, .*; got "Meteor strike"$/,
+          ),
         },
       ]);
-      expect((error as Error).message).toContain('Validation failed: extendedFields[0].value: Cause of loss');
+      expect((error as Error).message).toContain(
+        'Validation failed: extendedFields[0].value: "Cause of loss"',
+      );
     });
 
     it('rejects a value longer than maxLength with 422 too_long', async () => {
@@ -148,8 +152,13 @@ describe('sandbox rules', () => {
         },
       });
       expect(res.status).toBe(422);
-      const codes = (res.body as { details: Array<{ code: string }> }).details.map((d) => d.code);
-      expect(codes).toEqual(['duplicate_field', 'unknown_field', 'required']);
+      // The SDK's problem codes (ExtendedFieldProblemCodes), in checkExtendedFields' order.
+      const details = (res.body as { details: Array<{ path: string; code: string }> }).details;
+      expect(details.map((d) => [d.path, d.code])).toEqual([
+        ['extendedFields[1]', 'duplicate_identifier'],
+        ['extendedFields[2].identifier', 'unknown_identifier'],
+        ['extendedFields', 'required_missing'],
+      ]);
     });
 
     it('rejects unknown programmes, policy types and countries', async () => {

@@ -119,15 +119,48 @@ export class AttachmentStore {
 
   async #download(record: SandboxAttachment, response: OutboundResponse): Promise<void> {
     try {
-      const data = Buffer.from(await response.arrayBuffer());
-      const problem = this.uploadProblem(data.length, '');
-      if (problem) throw new Error(problem.message);
-      record.data = data;
+      record.data = await this.#readBounded(response);
       record.status = 'stored';
     } catch (error) {
       record.status = 'failed';
       record.error = error instanceof Error ? error.message : String(error);
     }
+  }
+
+  /**
+   * Reads a download's body, failing as soon as it passes `maxAttachmentBytes`: a file with
+   * no Content-Length (chunked) is only known to be too large while it arrives, and reading it
+   * whole first would let one url fill the sandbox's memory.
+   */
+  async #readBounded(response: OutboundResponse): Promise<Buffer> {
+    const max = this.limits.maxAttachmentBytes;
+    const reader = response.body?.getReader?.();
+    if (!reader) {
+      // A stand-in fetch without a body stream: nothing to stop early, so check afterwards.
+      const data = Buffer.from(await response.arrayBuffer());
+      const problem = this.uploadProblem(data.length, '');
+      if (problem) throw new Error(problem.message);
+      return data;
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      while (true) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (value === undefined) continue;
+        size += value.byteLength;
+        if (size > max) {
+          throw new Error(`more than ${max} bytes (stopped after ${size}), at most ${max} allowed`);
+        }
+        chunks.push(value);
+      }
+    } catch (error) {
+      // Cancelling closes the connection, so the sender stops too instead of being drained.
+      await reader.cancel(error).catch(() => undefined);
+      throw error;
+    }
+    return Buffer.concat(chunks, size);
   }
 
   #downloadSignal(): AbortSignal {

@@ -1,4 +1,9 @@
 import { ClaimsValidationError } from '../../errors.js';
+import {
+  type ExtendedFieldProblemCode,
+  ExtendedFieldProblemCodes,
+  locateExtendedFieldProblems,
+} from '../../extended-fields.js';
 import { collectIssues } from '../../internal/validate.js';
 import {
   type SandboxField,
@@ -99,53 +104,39 @@ function sameCountry(a: string, b: string): boolean {
 }
 
 /**
- * Checks extended field values against a form as the service does: the spec's `listSource`
- * and `maxLength` rules, plus unknown, duplicate and missing required fields.
+ * Checks extended field values against a form with the SDK's own rules
+ * (`checkExtendedFields`: `listSource`, `maxLength` in code points, empty values of optional
+ * fields as "not given", `mapsTo`, unknown, duplicate and missing required fields). Shared
+ * rather than copied, so the sandbox never refuses what the SDK's pre-check lets through, nor
+ * accepts what it refuses. Each problem keeps its code and message; only a `path` is added.
  */
 export function extendedFieldProblems(
   fields: readonly SandboxField[],
   values: ReadonlyArray<{ identifier: string; value: string }>,
 ): SandboxErrorDetail[] {
-  const byId = new Map(fields.map((f) => [f.identifier, f]));
-  const problems: SandboxErrorDetail[] = [];
-  const seen = new Set<string>();
-  values.forEach(({ identifier, value }, i) => {
-    const path = `extendedFields[${i}]`;
-    const field = byId.get(identifier);
-    if (seen.has(identifier)) {
-      problems.push({ path, code: 'duplicate_field', message: `"${identifier}" is given more than once` });
-    }
-    seen.add(identifier);
-    if (!field) {
-      problems.push({
-        path: `${path}.identifier`,
-        code: 'unknown_field',
-        message: `the form has no field "${identifier}"`,
-      });
-    } else if (field.listSource !== null && !field.listSource.includes(value)) {
-      problems.push({
-        path: `${path}.value`,
-        code: 'not_in_list',
-        message: `${field.name}: "${value}" is not one of ${field.listSource.map((v) => `"${v}"`).join(', ')}`,
-      });
-    } else if (field.maxLength !== null && value.length > field.maxLength) {
-      problems.push({
-        path: `${path}.value`,
-        code: 'too_long',
-        message: `${field.name}: ${value.length} characters, at most ${field.maxLength} allowed`,
-      });
-    }
-  });
-  for (const field of fields) {
-    if (!field.isRequired) continue;
-    const given = values.find((v) => v.identifier === field.identifier);
-    if (!given || given.value.trim() === '') {
-      problems.push({
-        path: 'extendedFields',
-        code: 'required',
-        message: `${field.name} (${field.identifier}) is required`,
-      });
-    }
+  // The located variant of checkExtendedFields (same rules, same order) also says which
+  // array element each problem is about, which the sandbox's `path` needs.
+  return locateExtendedFieldProblems(fields, values).map(({ index, problem }) => ({
+    path: problemPath(index, problem.code),
+    code: problem.code,
+    message: problem.message,
+  }));
+}
+
+/** Where in the body a problem is: the value, the identifier, the element, or the array. */
+function problemPath(index: number | undefined, code: ExtendedFieldProblemCode): string {
+  // An absent required field belongs to no element.
+  if (index === undefined) return 'extendedFields';
+  const element = `extendedFields[${index}]`;
+  switch (code) {
+    case ExtendedFieldProblemCodes.NotInList:
+    case ExtendedFieldProblemCodes.TooLong:
+    case ExtendedFieldProblemCodes.RequiredMissing:
+      return `${element}.value`;
+    case ExtendedFieldProblemCodes.UnknownIdentifier:
+    case ExtendedFieldProblemCodes.WrongTarget:
+      return `${element}.identifier`;
+    default:
+      return element;
   }
-  return problems;
 }

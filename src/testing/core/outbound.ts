@@ -1,11 +1,22 @@
 import { fetch as undiciFetch } from 'undici';
 
+/** The parts of a body stream's reader the sandbox uses (a web `ReadableStreamDefaultReader`). */
+export interface OutboundBodyReader {
+  read(): Promise<{ done: boolean; value?: Uint8Array | undefined }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
 /** The parts of a fetch `Response` the sandbox reads. */
 export interface OutboundResponse {
   status: number;
   headers: { get(name: string): string | null };
   arrayBuffer(): Promise<ArrayBuffer>;
-  body: { cancel(): Promise<void> } | null;
+  /**
+   * `getReader` lets a download stop at the size limit instead of reading the file whole.
+   * Optional so a minimal stand-in fetch without a body stream still works (it is then read
+   * whole with `arrayBuffer()`, and checked afterwards).
+   */
+  body: { cancel(): Promise<void>; getReader?(): OutboundBodyReader } | null;
 }
 
 /**

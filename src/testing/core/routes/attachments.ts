@@ -5,8 +5,9 @@ import type { RouteHandler } from './context.js';
 
 /**
  * POST /attachments: multipart, one file per part, each part's form name empty (spec 4.1).
- * → 201 `[{ filename, attachmentId }]`, one per file, in order. A part with a non-empty name
- * is refused (400), so a client that gets the form names wrong finds out in tests.
+ * → 201 `[{ filename, attachmentId }]`, one per file, in order. A part whose name is not
+ * exactly `name=""` (a non-empty name, or no name parameter at all) is refused (400), so a
+ * client that gets the form names wrong finds out in tests.
  */
 export const uploadAttachments: RouteHandler = (req, _params, ctx) => {
   let parts: MultipartPart[];
@@ -20,7 +21,15 @@ export const uploadAttachments: RouteHandler = (req, _params, ctx) => {
   if (parts.length === 0) throw new SandboxHttpError(400, 'invalid_multipart', 'The body holds no file part');
   const problems: SandboxErrorDetail[] = [];
   parts.forEach((part, i) => {
-    if (part.name) {
+    if (part.name === undefined) {
+      // The spec's form part name is empty, not absent: a client that leaves `name` out
+      // (a part RFC 7578 does not allow) would be refused by a strict server.
+      problems.push({
+        path: `parts[${i}]`,
+        code: 'part_name_missing',
+        message: 'the part has no form name; send an empty one (name="")',
+      });
+    } else if (part.name !== '') {
       problems.push({
         path: `parts[${i}]`,
         code: 'part_name_not_empty',
