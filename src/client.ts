@@ -1,4 +1,10 @@
-import { ClaimsValidationError } from './errors.js';
+import { ClaimsValidationError, type ValidationIssue } from './errors.js';
+import {
+  headerIssues,
+  isSendableToken,
+  nonNegativeIntegerIssues,
+  timeoutIssues,
+} from './internal/options.js';
 import { isLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel, resolveLog } from './logger.js';
 import { Attachments } from './resources/attachments.js';
 import { Events } from './resources/events.js';
@@ -114,7 +120,7 @@ function userAgent(extra: string | undefined): string {
 }
 
 function checkOptions(options: ClaimsClientOptions): string {
-  const issues = [];
+  const issues: ValidationIssue[] = [];
   let baseUrl = '';
   try {
     const url = new URL(options?.baseUrl);
@@ -130,14 +136,25 @@ function checkOptions(options: ClaimsClientOptions): string {
     });
   }
   const token = options?.accessToken;
-  if (!(typeof token === 'function' || (typeof token === 'string' && token !== ''))) {
-    issues.push({ path: 'accessToken', message: 'must be a non-empty string or a function returning one' });
+  if (!(typeof token === 'function' || isSendableToken(token))) {
+    issues.push({
+      path: 'accessToken',
+      message: 'must be a non-empty string of visible ASCII characters, or a function returning one',
+    });
   }
-  for (const name of ['timeoutMs', 'maxRetries'] as const) {
-    const value = options?.[name];
-    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
-      issues.push({ path: name, message: 'must be a non-negative integer' });
-    }
+  if (options?.timeoutMs !== undefined) issues.push(...timeoutIssues('timeoutMs', options.timeoutMs));
+  for (const name of ['maxRetries', 'metadataCacheTtlMs'] as const) {
+    if (options?.[name] !== undefined) issues.push(...nonNegativeIntegerIssues(name, options[name]));
+  }
+  if (options?.headers !== undefined) issues.push(...headerIssues('headers', options.headers));
+  if (
+    options?.userAgent !== undefined &&
+    !(typeof options.userAgent === 'string' && /^[\x20-\x7e]*$/.test(options.userAgent))
+  ) {
+    issues.push({ path: 'userAgent', message: 'must be a string of printable ASCII characters' });
+  }
+  if (options?.fetch !== undefined && typeof options.fetch !== 'function') {
+    issues.push({ path: 'fetch', message: 'must be a fetch-compatible function' });
   }
   if (options?.logger !== undefined && !isLogger(options.logger)) {
     issues.push({ path: 'logger', message: 'must have debug, info, warn and error methods' });

@@ -6,11 +6,13 @@ import {
   ClaimsConnectionError,
   ClaimsError,
   ClaimsResponseValidationError,
+  ClaimsValidationError,
   errorFromResponse,
 } from './errors.js';
 import { mergeHeaders } from './internal/headers.js';
+import { callOptionIssues, isSendableToken } from './internal/options.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
-import { logAttemptEnd, logAttemptStart, logRetry, RequestLog } from './logger.js';
+import { logAttemptEnd, logAttemptStart, logRetry, REDACTED, RequestLog } from './logger.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
 import { abortError } from './wire/abort.js';
 import type { Wire, WireResponse } from './wire/types.js';
@@ -69,7 +71,6 @@ export interface TransportConfig {
 
 const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 const BLANK = /^\s*$/;
-const REDACTED = '[REDACTED]';
 
 /**
  * The one path every request takes: URL, headers and bearer token, validation, the retry
@@ -99,8 +100,10 @@ export class Transport {
       config.headers,
     );
     if (typeof config.accessToken === 'string') {
-      const none = { ...this.#baseHeaders, authorization: `Bearer ${config.accessToken}` };
-      this.#staticHeaders = { none, json: { ...none, 'content-type': 'application/json' } };
+      // Frozen: they are handed to every request, so no wire or user fetch may change them.
+      const none = Object.freeze({ ...this.#baseHeaders, authorization: `Bearer ${config.accessToken}` });
+      const json = Object.freeze({ ...none, 'content-type': 'application/json' });
+      this.#staticHeaders = { none, json };
     }
   }
 
@@ -110,6 +113,13 @@ export class Transport {
 
   /** Validates, sends (with retries) and parses one call. */
   async request<T>(spec: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+    if (
+      options.timeoutMs !== undefined ||
+      options.maxRetries !== undefined ||
+      options.headers !== undefined
+    ) {
+      throwIfInvalid(callOptionIssues(options));
+    }
     const body = validateSpec(spec);
     const config = this.#config;
     const method = spec.method;
@@ -143,6 +153,12 @@ export class Transport {
         Object.assign(headers, opened.headers);
         wireBody = opened.stream;
       }
+      // The token provider and the upload's open() may have taken a while: an abort meanwhile
+      // means nothing may be sent.
+      if (signal?.aborted) {
+        if (typeof wireBody === 'object') wireBody.destroy();
+        throw abortError(signal);
+      }
       // Logging off costs one boolean read per point: no object or string is built.
       if (log.debugOn) logAttemptStart(log, { method, url, attempt, headers }, wireBody, token);
       const started = log.debugOn ? performance.now() : 0;
@@ -160,7 +176,9 @@ export class Transport {
           timeoutMs,
         });
         // Inside the try: a body that stalls or is cut off is a network failure too.
-        if (response.status < 400) {
+        // Only 2xx is success: a 3xx is not followed (the API documents none, and following
+        // one would send a claim again), so it is an error like any other answer.
+        if (response.status >= 200 && response.status < 300) {
           const value = await parseSuccess(spec, response, method, url);
           if (log.debugOn) logAttemptEnd(log, { method, url, attempt }, response.status, started);
           return value;
@@ -174,18 +192,17 @@ export class Transport {
         if (retry < maxRetries && shouldRetry(method, failure)) {
           const delay = backoffDelay(retry);
           if (log.infoOn) logRetry(log, { method, url, attempt }, delay, error.name);
-          await sleep(delay, undefined, { signal }).catch(() => {
-            throw abortError(signal as AbortSignal);
-          });
+          await wait(delay, signal);
           continue;
         }
         throw error;
       }
 
       const status = response.status;
-      const apiError = await readApiError(response, { method, url, token });
-      // An error answer may come before the upload was all read (an early 429): stop sending it.
+      // An error answer may come before the upload was all read (an early 429): stop sending it,
+      // before reading the answer, which a caller's abort may cut short.
       if (typeof wireBody === 'object') wireBody.destroy();
+      const apiError = await readApiError(response, { method, url, token });
       if (log.debugOn) logAttemptEnd(log, { method, url, attempt }, status, started);
       // A one-shot stream body (spec.stream not replayable) cannot be sent a second time.
       const canResend = spec.stream?.replayable !== false;
@@ -208,9 +225,7 @@ export class Transport {
         }
         const delay = asked ?? backoffDelay(retry);
         if (log.infoOn) logRetry(log, { method, url, attempt }, delay, String(status));
-        await sleep(delay, undefined, { signal }).catch(() => {
-          throw abortError(signal as AbortSignal);
-        });
+        await wait(delay, signal);
         continue;
       }
       throw apiError;
@@ -225,8 +240,7 @@ export class Transport {
   }
 
   async #token(refresh: boolean): Promise<string> {
-    const source = this.#config.accessToken;
-    if (typeof source === 'string') return source;
+    const source = this.#config.accessToken as AccessTokenProvider;
     let token: unknown;
     try {
       token = await source();
@@ -236,14 +250,41 @@ export class Transport {
     if (typeof token !== 'string' || token === '') {
       throw new ClaimsError('accessToken provider returned no token (expected a non-empty string)');
     }
+    if (!isSendableToken(token)) {
+      // Said without the token: it would otherwise surface in the wire's header error.
+      throw new ClaimsError('accessToken provider returned a token with characters a header cannot carry');
+    }
     return token;
+  }
+}
+
+/** Waits between attempts; a caller's abort ends the wait with AbortError. */
+async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch {
+    throw abortError(signal as AbortSignal);
+  }
+}
+
+/** JSON for the wire; a body JSON cannot carry (a BigInt, a cycle) is the caller's error. */
+function toJson(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (error) {
+    throw new ClaimsValidationError([
+      {
+        path: '',
+        message: `cannot be sent as JSON: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    ]);
   }
 }
 
 function validateSpec(spec: RequestSpec<unknown>): string | undefined {
   // Most calls were validated by their resource already: nothing to check, only to encode.
   if (spec.params === undefined && spec.bodySchema === undefined) {
-    return spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    return spec.body === undefined ? undefined : toJson(spec.body);
   }
   const checks: Array<readonly [string, ZodType, unknown]> = [];
   for (const name in spec.params) {
@@ -254,7 +295,7 @@ function validateSpec(spec: RequestSpec<unknown>): string | undefined {
   const { issues, values } = collectIssues(checks);
   throwIfInvalid(issues);
   if (spec.body === undefined) return undefined;
-  return JSON.stringify(spec.bodySchema ? values[values.length - 1] : spec.body);
+  return toJson(spec.bodySchema ? values[values.length - 1] : spec.body);
 }
 
 async function parseSuccess<T>(
@@ -295,12 +336,15 @@ async function readApiError(
   response: WireResponse,
   request: { method: string; url: string; token: string },
 ): Promise<ClaimsApiError> {
+  // A server or proxy may echo the token back, in the body ("invalid token …") or a header:
+  // it must not reach the error.
+  const redact = (text: string): string => text.split(request.token).join(REDACTED);
   const headers = response.headers();
+  for (const name in headers) headers[name] = redact(headers[name] as string);
   let body: unknown;
   try {
     const { text, truncated } = await response.textUpTo(MAX_ERROR_BODY_BYTES);
-    // A server may echo the token back (e.g. "invalid token …"): it must not reach the error.
-    const safe = request.token ? text.split(request.token).join(REDACTED) : text;
+    const safe = redact(text);
     body = safe;
     if (!truncated && safe.trim() !== '') {
       try {

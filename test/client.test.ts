@@ -24,6 +24,14 @@ describe('ClaimsClient options', () => {
     [{ baseUrl: 'https://claims.example.com', accessToken: '' }, 'accessToken'],
     [{ baseUrl: 'https://claims.example.com', accessToken: 't', timeoutMs: -1 }, 'timeoutMs'],
     [{ baseUrl: 'https://claims.example.com', accessToken: 't', maxRetries: 1.5 }, 'maxRetries'],
+    [{ baseUrl: 'https://claims.example.com', accessToken: 't', timeoutMs: 0 }, 'timeoutMs'],
+    [
+      { baseUrl: 'https://claims.example.com', accessToken: 't', metadataCacheTtlMs: Number.NaN },
+      'metadataCacheTtlMs',
+    ],
+    [{ baseUrl: 'https://claims.example.com', accessToken: 'tok\nen' }, 'accessToken'],
+    [{ baseUrl: 'https://claims.example.com', accessToken: 't', headers: { 'x-a': 'b\nc' } }, 'headers.x-a'],
+    [{ baseUrl: 'https://claims.example.com', accessToken: 't', userAgent: 'a\nb' }, 'userAgent'],
   ])('rejects %j naming %s', (options, path) => {
     const error = (() => {
       try {

@@ -11,6 +11,7 @@ import {
   ClaimsError,
   ClaimsResponseValidationError,
   ClaimsTimeoutError,
+  ClaimsValidationError,
   ConflictError,
   InternalServerError,
   NotFoundError,
@@ -405,5 +406,102 @@ describe('the token never leaks', () => {
     expect(error).toBeInstanceOf(ClaimsConnectionError);
     expect(inspect(error, { depth: 10, showHidden: true })).not.toContain(TOKEN);
     expect(inspect(c, { depth: 10, showHidden: true })).not.toContain(TOKEN);
+  });
+});
+
+describe('guards found in review', () => {
+  const viaFetch = { fetch: (url: string, init: RequestInit) => globalThis.fetch(url, init) };
+
+  it.each([
+    ['undici', {}],
+    ['fetch', viaFetch],
+  ])('an abort while the token provider works sends nothing (%s wire)', async (_name, wire) => {
+    const controller = new AbortController();
+    const c = client({
+      ...wire,
+      accessToken: async () => {
+        controller.abort();
+        return 'fresh';
+      },
+    });
+    const error = await c.incidents.create(incident, { signal: controller.signal }).catch((e: unknown) => e);
+    expect((error as Error).name).toBe('AbortError');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a provider token a header cannot carry, without quoting it', async () => {
+    const secret = 'SECRET\r\nX-Injected: 1';
+    const error = await client({ ...viaFetch, accessToken: () => secret })
+      .subscriptions.list(1)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsError);
+    expect(inspect(error, { depth: 10, showHidden: true })).not.toContain('SECRET');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('redacts the token from the headers of an error answer', async () => {
+    server.handle((r, res) => json(res, 401, {}, { 'x-echo-auth': String(r.headers.authorization) }));
+    const error = (await client()
+      .subscriptions.list(1)
+      .catch((e: unknown) => e)) as ClaimsApiError;
+    expect(error.headers['x-echo-auth']).toBe('Bearer [REDACTED]');
+    expect(JSON.stringify(error)).not.toContain(TOKEN);
+    expect(inspect(error, { depth: 10 })).not.toContain(TOKEN);
+  });
+
+  it.each([
+    ['a header value with a line break', { headers: { 'x-a': 'b\r\nc' } }, 'options.headers.x-a'],
+    ['a header name with a space', { headers: { 'x a': 'b' } }, 'options.headers.x a'],
+    ['a negative timeout', { timeoutMs: -5 }, 'options.timeoutMs'],
+    ['a zero timeout', { timeoutMs: 0 }, 'options.timeoutMs'],
+    ['a fractional maxRetries', { maxRetries: 0.5 }, 'options.maxRetries'],
+  ])('rejects per-call options with %s before sending', async (_what, options, path) => {
+    const error = (await client()
+      .subscriptions.list(1, options)
+      .catch((e: unknown) => e)) as ClaimsValidationError;
+    expect(error).toBeInstanceOf(ClaimsValidationError);
+    expect(error.issues.map((i) => i.path)).toEqual([path]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['undici', {}],
+    ['fetch', viaFetch],
+  ])('a 3xx answer is an error, neither followed nor success (%s wire)', async (_name, wire) => {
+    server.handle((_r, res) => {
+      res.writeHead(308, { location: `${server.url}/elsewhere` });
+      res.end();
+    });
+    const error = (await client(wire)
+      .webhooks.update(1, { isActive: false })
+      .catch((e: unknown) => e)) as ClaimsApiError;
+    expect(error).toBeInstanceOf(ClaimsApiError);
+    expect(error.status).toBe(308);
+    expect(error.headers.location).toBe(`${server.url}/elsewhere`);
+    expect(server.requests.map((r) => r.path)).toEqual(['/webhooks/1']);
+  });
+
+  it('a fetch that writes to its init headers does not change later requests', async () => {
+    server.handle((_r, res) => json(res, 200, []));
+    let first = true;
+    const c = client({
+      fetch: (url: string, init: RequestInit) => {
+        if (first) (init.headers as Record<string, string>)['x-once'] = '1';
+        first = false;
+        return globalThis.fetch(url, init);
+      },
+    });
+    await c.subscriptions.list(1);
+    await c.subscriptions.list(1);
+    expect(server.requests.map((r) => r.headers['x-once'])).toEqual(['1', undefined]);
+  });
+
+  it('a body JSON cannot carry is a ClaimsValidationError, and nothing is sent', async () => {
+    const error = await client()
+      .events.create('I-1', { ...event, extra: 1n } as typeof event)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsValidationError);
+    expect((error as Error).message).toMatch(/cannot be sent as JSON.*BigInt/);
+    expect(server.requests).toHaveLength(0);
   });
 });

@@ -19,10 +19,13 @@ export function fetchWire(fetchFn: FetchLike): Wire {
       const streamed = req.body !== undefined && typeof req.body !== 'string';
       const response = await fetchFn(req.url, {
         method: req.method,
-        headers: req.headers,
+        // A copy: the transport's header sets are shared, and a user's fetch may write to its init.
+        headers: { ...req.headers },
         body: streamed ? attempt.watchUpload(req.body as Readable) : (req.body as string | undefined),
         signal: attempt.signal,
-        ...(streamed ? { duplex: 'half' as const, redirect: 'error' as const } : {}),
+        // Redirects are not followed (a 3xx is an error answer, as on the default wire).
+        redirect: streamed ? ('error' as const) : ('manual' as const),
+        ...(streamed ? { duplex: 'half' as const } : {}),
       });
       attempt.progress();
       return new FetchResponse(response, attempt);
@@ -41,7 +44,9 @@ class AttemptControl {
   constructor(private readonly req: WireRequest) {
     this.signal = this.controller.signal;
     this.timer = setTimeout(() => this.onTimeout(), req.timeoutMs);
-    req.signal?.addEventListener('abort', this.onAbort, { once: true });
+    // Already aborted (while the token or the upload was being prepared): no event will come.
+    if (req.signal?.aborted) this.onAbort();
+    else req.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
   // A named listener so done() can remove it: a caller's long-lived signal would otherwise
@@ -122,10 +127,11 @@ class FetchResponse implements WireResponse {
   async discard(): Promise<void> {
     // Read rather than cancel: some fetch implementations (msw's among them) never settle a
     // cancel, and a drained body lets the connection be reused. The progress timer bounds it.
-    await this.read(Number.POSITIVE_INFINITY).catch(() => undefined);
+    await this.read(Number.POSITIVE_INFINITY, false).catch(() => undefined);
   }
 
-  private async read(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  /** Reads the body; `keep: false` drains it without holding on to the bytes. */
+  private async read(maxBytes: number, keep = true): Promise<{ text: string; truncated: boolean }> {
     const chunks: Uint8Array[] = [];
     let size = 0;
     const reader = this.response.body?.getReader();
@@ -134,7 +140,7 @@ class FetchResponse implements WireResponse {
         const { done, value } = await reader.read();
         if (done) break;
         this.attempt.progress();
-        chunks.push(value);
+        if (keep) chunks.push(value);
         size += value.byteLength;
         if (size > maxBytes) {
           // The attempt is over: stop its timer, which would otherwise keep the process alive

@@ -3,7 +3,7 @@ import { ClaimsConnectionError, ClaimsTimeoutError } from '../errors.js';
 import { abortError } from './abort.js';
 import type { Wire, WireResponse } from './types.js';
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 type UndiciBody = Awaited<ReturnType<typeof undiciRequest>>['body'];
 type UndiciHeaders = Awaited<ReturnType<typeof undiciRequest>>['headers'];
@@ -96,6 +96,12 @@ class UndiciResponse implements WireResponse {
 function translate(error: unknown, signal: AbortSignal | undefined, timeoutMs: number): Error {
   if (signal?.aborted) return abortError(signal);
   const code = (error as { code?: unknown }).code;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    // Connecting is bounded by the dispatcher's connect timeout (undici's default: 10 s), not timeoutMs.
+    return new ClaimsTimeoutError(`Connection timed out: the dispatcher's connect timeout passed (${code})`, {
+      cause: error,
+    });
+  }
   if (typeof code === 'string' && TIMEOUT_CODES.has(code)) {
     return new ClaimsTimeoutError(`Request timed out: no progress for ${timeoutMs} ms (${code})`, {
       cause: error,
