@@ -153,33 +153,26 @@ function valueProblems(descriptor: IncidentFieldDescriptor, value: string): Exte
     const message = `${label} is not an extended field: its metadata maps it to "${descriptor.mapsTo}"; send it there instead of in extendedFields`;
     return [{ identifier, code: Codes.WrongTarget, message }];
   }
-  if (isBlank(value)) {
-    if (descriptor.isRequired !== true) return [];
+  if (isBlank(value) && descriptor.isRequired === true) {
     const message = `${label} is required; got ${value === '' ? 'an empty value' : 'only whitespace'}`;
     return [{ identifier, code: Codes.RequiredMissing, message }];
   }
+  // The spec makes no exception for blank values: a value must be one of a non-null
+  // listSource and within a non-null maxLength, whatever it is. An optional field without a
+  // value is left out of extendedFields, not sent empty.
   const problems: ExtendedFieldProblem[] = [];
   const list = descriptor.listSource;
   if (list !== null && list !== undefined && !list.includes(value)) {
     problems.push({ identifier, code: Codes.NotInList, message: notInListMessage(label, list, value) });
   }
   const max = descriptor.maxLength;
-  const length = characterCount(value);
-  if (max !== null && max !== undefined && length > max) {
-    const message = `${label} must be at most ${max} characters; got ${length}`;
+  // UTF-16 units, as .NET, Java and JavaScript count a string's length (an emoji is two): the
+  // spec does not say how the service counts, and a value within this count fits either way.
+  if (max !== null && max !== undefined && value.length > max) {
+    const message = `${label} must be at most ${max} characters; got ${value.length}`;
     problems.push({ identifier, code: Codes.TooLong, message });
   }
   return problems;
-}
-
-/**
- * Code points, not UTF-16 units: the spec does not say how the service counts, and counting
- * the smaller way means the check never refuses a value the service would accept.
- */
-function characterCount(value: string): number {
-  let count = 0;
-  for (const _ of value) count++;
-  return count;
 }
 
 function notInListMessage(label: string, list: readonly string[], value: string): string {
@@ -188,7 +181,11 @@ function notInListMessage(label: string, list: readonly string[], value: string)
   const rest = list.length > MAX_LISTED_VALUES ? ` … and ${list.length - MAX_LISTED_VALUES} more` : '';
   const near = list.find((entry) => entry.trim().toLowerCase() === value.trim().toLowerCase());
   const hint =
-    near === undefined ? '' : `; did you mean "${near}"? (values must match exactly, including case)`;
+    near !== undefined
+      ? `; did you mean "${near}"? (values must match exactly, including case)`
+      : isBlank(value)
+        ? '; leave the field out of extendedFields when it has no value'
+        : '';
   return `${label} must be one of: ${shown}${rest}; got "${value}"${hint}`;
 }
 
@@ -217,10 +214,12 @@ function unknownProblem(
   identifier: string,
   descriptors: readonly IncidentFieldDescriptor[],
 ): ExtendedFieldProblem {
-  const suggestion = closestDescriptor(identifier, descriptors);
-  const hint = suggestion
-    ? `; did you mean ${suggestionLabel(suggestion)}?`
-    : '; this form has no such field';
+  const { close, nearest } = closestDescriptor(identifier, descriptors);
+  const hint = close
+    ? `; did you mean ${suggestionLabel(close)}?`
+    : nearest
+      ? `; this form has no such field (the nearest is ${suggestionLabel(nearest)})`
+      : '; this form has no fields';
   return { identifier, code: Codes.UnknownIdentifier, message: `unknown identifier "${identifier}"${hint}` };
 }
 
@@ -249,11 +248,13 @@ function suggestionLabel(descriptor: IncidentFieldDescriptor): string {
 function closestDescriptor(
   identifier: string,
   descriptors: readonly IncidentFieldDescriptor[],
-): IncidentFieldDescriptor | undefined {
+): { close: IncidentFieldDescriptor | undefined; nearest: IncidentFieldDescriptor | undefined } {
   const wanted = identifier.toLowerCase();
   const wantedField = fieldPart(wanted);
-  let best: IncidentFieldDescriptor | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
+  let close: IncidentFieldDescriptor | undefined;
+  let closeDistance = Number.POSITIVE_INFINITY;
+  let nearest: IncidentFieldDescriptor | undefined;
+  let nearestDistance = Number.POSITIVE_INFINITY;
   for (const descriptor of descriptors) {
     const candidate = descriptor.identifier.toLowerCase();
     const candidateField = fieldPart(candidate);
@@ -265,12 +266,17 @@ function closestDescriptor(
       whole <= threshold(candidateField) ? whole : Number.POSITIVE_INFINITY,
       field <= threshold(candidateField) ? field : Number.POSITIVE_INFINITY,
     );
-    if (distance < bestDistance) {
-      best = descriptor;
-      bestDistance = distance;
+    if (distance < closeDistance) {
+      close = descriptor;
+      closeDistance = distance;
+    }
+    const raw = Math.min(whole, field);
+    if (raw < nearestDistance) {
+      nearest = descriptor;
+      nearestDistance = raw;
     }
   }
-  return best;
+  return { close, nearest };
 }
 
 /** The part after the first `:` (identifiers have the form `<form_name>:<Field_Name>`). */

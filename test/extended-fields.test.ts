@@ -129,13 +129,31 @@ const cases: Case[] = [
     ],
   },
   {
-    name: 'an empty value of a non-required list field is "not given", not not_in_list',
+    name: 'an empty value of a non-required list field is still checked against the list',
     values: [
       fireOk,
       { identifier: colour.identifier, value: '' },
       { identifier: policeRef.identifier, value: '   ' },
     ],
-    expected: [],
+    expected: [
+      {
+        identifier: colour.identifier,
+        code: 'not_in_list',
+        message:
+          '"Vehicle colour" (section "Vehicle") must be one of: Colour1, Colour2, Colour3, Colour4, Colour5, Colour6, Colour7, Colour8, Colour9, Colour10 … and 15 more; got ""; leave the field out of extendedFields when it has no value',
+      },
+    ],
+  },
+  {
+    name: 'a blank value longer than maxLength is too long',
+    values: [fireOk, { identifier: policeRef.identifier, value: ' '.repeat(9) }],
+    expected: [
+      {
+        identifier: policeRef.identifier,
+        code: 'too_long',
+        message: `${POLICE} must be at most 8 characters; got 9`,
+      },
+    ],
   },
   {
     name: 'maxLength: equal is fine',
@@ -154,9 +172,15 @@ const cases: Case[] = [
     ],
   },
   {
-    name: 'maxLength counts characters (code points), not UTF-16 units',
-    values: [fireOk, { identifier: policeRef.identifier, value: '🔥'.repeat(8) }],
-    expected: [],
+    name: 'maxLength counts UTF-16 units, as .NET and Java do: an emoji is two',
+    values: [fireOk, { identifier: policeRef.identifier, value: '🔥'.repeat(5) }],
+    expected: [
+      {
+        identifier: policeRef.identifier,
+        code: 'too_long',
+        message: `${POLICE} must be at most 8 characters; got 10`,
+      },
+    ],
   },
   {
     name: 'a value can be both off the list and too long',
@@ -290,12 +314,12 @@ const cases: Case[] = [
       {
         identifier: 'f:Weather',
         code: 'unknown_identifier',
-        message: 'unknown identifier "f:Weather"; this form has no such field',
+        message: 'unknown identifier "f:Weather"; this form has no such field (the nearest is "f:Date")',
       },
       {
         identifier: 'f:Name',
         code: 'unknown_identifier',
-        message: 'unknown identifier "f:Name"; this form has no such field',
+        message: 'unknown identifier "f:Name"; this form has no such field (the nearest is "f:Date")',
       },
       {
         identifier: 'f:Registraton_Numbr',
@@ -331,7 +355,8 @@ const cases: Case[] = [
       {
         identifier: 'x:Y',
         code: 'unknown_identifier',
-        message: 'unknown identifier "x:Y"; this form has no such field',
+        message:
+          'unknown identifier "x:Y"; this form has no such field (the nearest is "claim_form:Notes" ("Notes"))',
       },
       {
         identifier: 'x:Y',
@@ -341,7 +366,8 @@ const cases: Case[] = [
       {
         identifier: 'x:Y',
         code: 'unknown_identifier',
-        message: 'unknown identifier "x:Y"; this form has no such field',
+        message:
+          'unknown identifier "x:Y"; this form has no such field (the nearest is "claim_form:Notes" ("Notes"))',
       },
     ],
   },
@@ -381,7 +407,7 @@ const cases: Case[] = [
       {
         identifier: 'f:A',
         code: 'unknown_identifier',
-        message: 'unknown identifier "f:A"; this form has no such field',
+        message: 'unknown identifier "f:A"; this form has no fields',
       },
     ],
   },
