@@ -43,10 +43,6 @@ export class ClaimsResponseValidationError extends ClaimsError {
 /** No HTTP answer was received: connection refused or reset, DNS failure, socket error. */
 export class ClaimsConnectionError extends ClaimsError {
   override name = 'ClaimsConnectionError';
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
 }
 
 /** One attempt went longer than `timeoutMs` without progress. */

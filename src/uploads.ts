@@ -112,11 +112,18 @@ function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
   );
 }
 
+/** The error for a source that failed while its upload was prepared or sent; its own error is the cause. */
+export function sourceFailureError(failure: { filename: string; error: unknown }): ClaimsError {
+  return new ClaimsError(
+    `Upload aborted: reading ${JSON.stringify(failure.filename)} failed: ${errorMessage(failure.error)}`,
+    { cause: failure.error },
+  );
+}
+
 /**
  * Checks one upload item's shape (no file system access) and turns it into a part.
  * Returns the problems instead when there are any.
  */
-/** The part an upload item becomes, or what is wrong with it. */
 export function toPart(value: unknown): Part | string[] {
   const problems: string[] = [];
   let filename: unknown;
@@ -341,13 +348,7 @@ async function openMultipart(
   if (state.failure) {
     // A caller's stream failed before this attempt could start (checked after the awaits
     // above, so no failure can slip in between): the upload fails as a whole.
-    const { filename, error } = state.failure;
-    throw new ClaimsError(
-      `Upload aborted: reading ${JSON.stringify(filename)} failed: ${errorMessage(error)}`,
-      {
-        cause: error,
-      },
-    );
+    throw sourceFailureError(state.failure);
   }
   const form = new FormDataClass();
   const boundary = form.getBoundary();

@@ -1,8 +1,8 @@
-import { ClaimsError, ClaimsResponseValidationError, ClaimsValidationError } from '../errors.js';
+import { ClaimsResponseValidationError, ClaimsValidationError } from '../errors.js';
 import type { UploadedAttachment } from '../schemas/attachments.js';
 import { schemas } from '../schemas/load.js';
 import type { CallOptions } from '../transport.js';
-import { errorMessage, prepareUpload, type UploadItem } from '../uploads.js';
+import { prepareUpload, sourceFailureError, type UploadItem } from '../uploads.js';
 import { Resource } from './resource.js';
 
 export class Attachments extends Resource {
@@ -45,10 +45,7 @@ export class Attachments extends Resource {
       // The wire reports the cut-off request as a connection failure, but its cause is the
       // source: say so. A caller's own abort stays the AbortError it expects.
       if (failure && (error as Error | undefined)?.name !== 'AbortError') {
-        throw new ClaimsError(
-          `Upload aborted: reading ${JSON.stringify(failure.filename)} failed: ${errorMessage(failure.error)}`,
-          { cause: failure.error },
-        );
+        throw sourceFailureError(failure);
       }
       throw error;
     }
