@@ -9,20 +9,11 @@ import {
   type IncidentFieldDescriptor,
   requiredExtendedFields,
 } from '../src/index.js';
-import { causeOfLoss } from './helpers/fixtures.js';
+import { causeOfLoss, policeReference } from './helpers/fixtures.js';
 
 // A form with every kind of descriptor the spec allows, including nulls and absent fields.
 const cause: IncidentFieldDescriptor = causeOfLoss;
-const policeRef: IncidentFieldDescriptor = {
-  identifier: 'claim_form:Police_Ref',
-  mapsTo: 'extendedFields',
-  name: 'Police reference',
-  section: 'Third parties',
-  dataType: 'string',
-  maxLength: 8,
-  isRequired: false,
-  listSource: null,
-};
+const policeRef: IncidentFieldDescriptor = policeReference;
 /** Only an identifier and a name: free entry, no maximum, not required, no section. */
 const notes: IncidentFieldDescriptor = { identifier: 'claim_form:Notes', name: 'Notes' };
 const colours = Array.from({ length: 25 }, (_, i) => `Colour${i + 1}`);

@@ -3,10 +3,11 @@
  * local server in its own process.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { newestMtime } from './newest-mtime.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -43,15 +44,6 @@ export function round(value: number, digits = 1): number {
 export function machine(): string {
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
   return `${cpu}, ${cpus().length} CPUs, Node ${process.version}, ${process.platform}/${process.arch}`;
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
 }
 
 /**

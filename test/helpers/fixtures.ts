@@ -24,3 +24,15 @@ export const causeOfLoss = {
   isRequired: true,
   listSource: ['Fire', 'Flood', 'Theft'],
 };
+
+/** A free-entry field with a maximum length. */
+export const policeReference = {
+  identifier: 'claim_form:Police_Ref',
+  mapsTo: 'extendedFields',
+  name: 'Police reference',
+  section: 'Third parties',
+  dataType: 'string',
+  maxLength: 8,
+  isRequired: false,
+  listSource: null,
+};

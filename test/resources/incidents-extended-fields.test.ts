@@ -9,7 +9,7 @@ import {
   extendedFieldsFrom,
   InternalServerError,
 } from '../../src/index.js';
-import { causeOfLoss, incident } from '../helpers/fixtures.js';
+import { causeOfLoss, incident, policeReference } from '../helpers/fixtures.js';
 import { json, type Recorded, useRecordingServer } from '../helpers/recording-server.js';
 
 const TOKEN = 'tok_live_extended_5ecr3t';
@@ -19,14 +19,7 @@ const form = [
     ...causeOfLoss,
   },
   {
-    identifier: 'claim_form:Police_Ref',
-    mapsTo: 'extendedFields',
-    name: 'Police reference',
-    section: 'Third parties',
-    dataType: 'string',
-    maxLength: 8,
-    isRequired: false,
-    listSource: null,
+    ...policeReference,
   },
 ];
 const valid = extendedFieldsFrom({ 'claim_form:Cause_Of_Loss': 'Fire', 'claim_form:Police_Ref': 'AB12' });
