@@ -29,8 +29,20 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** A token, or a function giving one; the function is asked again once after a 401. */
-export type AccessTokenProvider = () => string | Promise<string>;
+/** What the transport tells a token provider when it asks for a token. */
+export interface AccessTokenContext {
+  /**
+   * True when the API has just refused the token with 401 and the request will be sent once
+   * more: a provider that caches must return a new token, not the cached one.
+   */
+  forceRefresh: boolean;
+}
+
+/**
+ * A token, or a function giving one; the function is asked again once after a 401, then with
+ * `{ forceRefresh: true }`. A function that takes no argument works as well.
+ */
+export type AccessTokenProvider = (context?: AccessTokenContext) => string | Promise<string>;
 
 /** A streamed request body (multipart upload), opened anew for each attempt. */
 export interface StreamBody {
@@ -243,7 +255,7 @@ export class Transport {
     const source = this.#config.accessToken as AccessTokenProvider;
     let token: unknown;
     try {
-      token = await source();
+      token = await source({ forceRefresh: refresh });
     } catch (error) {
       throw new ClaimsError(`accessToken provider failed${refresh ? ' after a 401' : ''}`, { cause: error });
     }
