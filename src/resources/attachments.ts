@@ -35,6 +35,7 @@ export class Attachments extends Resource {
         {
           method: 'POST',
           path: '/attachments',
+          route: '/attachments',
           stream: prepared.body,
           responseSchema: s.UploadResponseSchema,
         },
