@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { ClaimsClient, ClaimsError, ClaimsValidationError } from 'claims-notification-sdk';
+import { ClaimsClient, ClaimsError, ClaimsValidationError, outcomeOf } from 'claims-notification-sdk';
 import { clientCredentials, TokenRequestError } from 'claims-notification-sdk/auth';
 import { createSandbox, type Sandbox } from 'claims-notification-sdk/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -113,6 +113,9 @@ describe('clientCredentials against the sandbox token endpoint', () => {
     const cause = (error as Error).cause;
     expect(cause).toBeInstanceOf(TokenRequestError);
     expect(cause).toMatchObject({ status: 401, error: 'invalid_client', failure: 'error_response' });
+    // nothing reached the claims API
+    expect(outcomeOf(error)).toBe('not_sent');
+    expect(outcomeOf(cause)).toBe('not_sent');
     for (const text of [renderings(error), renderings(cause), lines.join('\n'), inspect(accessToken)]) {
       expect(text).not.toContain(wrong);
       expect(text).not.toContain(Buffer.from(`${CLIENT_ID}:${wrong}`).toString('base64'));
