@@ -34,6 +34,8 @@ const OTEL_API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
 
 let tracer: CallTracer | undefined;
 let loading: Promise<CallTracer | undefined> | undefined;
+/** Set when `@opentelemetry/api` could not be loaded: from then on calls run untraced at once. */
+let unavailable = false;
 
 /**
  * The span wrapper for a call of `method` on `route` (a path template such as
@@ -42,7 +44,7 @@ let loading: Promise<CallTracer | undefined> | undefined;
 export function traceCall(method: string, route: string): TracedCall | undefined {
   const loaded = tracer;
   if (loaded) return (run) => loaded.trace(method, route, run);
-  if (loading === undefined && !tracerProviderRegistered()) return undefined;
+  if (unavailable || (loading === undefined && !tracerProviderRegistered())) return undefined;
   // First traced call: load the OpenTelemetry side once; calls meanwhile wait for it.
   loading ??= Promise.all([import('@opentelemetry/api'), import('./otel.js')]).then(
     ([api, otel]) => {
@@ -50,7 +52,10 @@ export function traceCall(method: string, route: string): TracedCall | undefined
       return tracer;
     },
     // The API is not resolvable from here (a bundle that left it out): stay untraced.
-    () => undefined,
+    () => {
+      unavailable = true;
+      return undefined;
+    },
   );
   const pending = loading;
   return async (run) => {
