@@ -18,7 +18,8 @@ import {
   InternalServerError,
   RateLimitError,
 } from '../src/index.js';
-import { contentDisposition, contentTypeFor } from '../src/uploads.js';
+import { contentTypeFor } from '../src/uploads/content-types.js';
+import { contentDisposition } from '../src/uploads/multipart-stream.js';
 
 const TOKEN = 'tok_upload_5ecr3t';
 
