@@ -353,6 +353,8 @@ describe('bad input: ClaimsValidationError, nothing sent', () => {
   });
 
   it('an unreadable file, as root: the EACCES of open() is reported the same way', async () => {
+    // A real regular file, so stat() passes and the mocked open() is what refuses it.
+    const path = await file('denied.pdf', Buffer.from('x'));
     vi.resetModules();
     vi.doMock('node:fs/promises', async (importOriginal) => {
       const real = await importOriginal<typeof import('node:fs/promises')>();
@@ -362,10 +364,10 @@ describe('bad input: ClaimsValidationError, nothing sent', () => {
     try {
       const fresh = await import('../src/index.js');
       const c = new fresh.ClaimsClient({ baseUrl: server.url, accessToken: TOKEN });
-      const error = await c.attachments.upload('/any/file.pdf').catch((e: unknown) => e);
+      const error = await c.attachments.upload(path).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(fresh.ClaimsValidationError);
       expect((error as ClaimsValidationError).issues).toEqual([
-        { path: 'files', message: 'cannot read "/any/file.pdf": permission denied' },
+        { path: 'files', message: `cannot read ${JSON.stringify(path)}: permission denied` },
       ]);
       expect(server.seen).toHaveLength(0);
     } finally {
