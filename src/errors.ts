@@ -177,8 +177,13 @@ export class WebhookVerificationError extends ClaimsError {
   /** What was wrong with the body, for `invalid_body`. */
   readonly issues: ValidationIssue[];
 
-  constructor(reason: WebhookVerificationReason, message: string, issues: ValidationIssue[] = []) {
-    super(message);
+  constructor(
+    reason: WebhookVerificationReason,
+    message: string,
+    issues: ValidationIssue[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
     this.reason = reason;
     this.issues = issues;
   }
