@@ -6,11 +6,15 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The error for a source that failed while its upload was prepared or sent; its own error is the cause. */
+/**
+ * The error for a source that failed while its upload was prepared or sent; its own error is
+ * the cause. Its outcome is `not_sent`: the request was cut off before its body ended (or never
+ * started), and a server cannot store attachments from a multipart body that never ended.
+ */
 export function sourceFailureError(failure: { filename: string; error: unknown }): ClaimsError {
   return new ClaimsError(
     `Upload aborted: reading ${JSON.stringify(failure.filename)} failed: ${errorMessage(failure.error)}`,
-    { cause: failure.error },
+    { cause: failure.error, outcome: 'not_sent' },
   );
 }
 

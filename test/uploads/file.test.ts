@@ -18,6 +18,7 @@ import {
   type ClaimsClientOptions,
   ClaimsError,
   ClaimsValidationError,
+  outcomeOf,
 } from '../../src/index.js';
 
 const TOKEN = 'tok_file_5ecr3t';
@@ -118,6 +119,7 @@ describe.each(WIRES)('a path that is not a regular file (%s)', (_wire, wire) => 
       'the upload',
     );
     expect(error).toBeInstanceOf(ClaimsValidationError);
+    expect(outcomeOf(error)).toBe('not_sent');
     expect((error as ClaimsValidationError).issues).toEqual([
       { path: 'files', message: expect.stringMatching(message) },
     ]);
@@ -202,6 +204,8 @@ describe.skipIf(process.platform !== 'linux').each(WIRES)(
       controller.abort();
       const error = await within(upload, 5_000, 'the aborted upload');
       expect((error as Error).name).toBe('AbortError');
+      // Part of the body went out: the transport calls that 'unknown' (see README "Errors").
+      expect(outcomeOf(error)).toBe('unknown');
       expect(Date.now() - abortedAt).toBeLessThan(2_000);
       // The file stream was destroyed: no descriptor of this process points at the file any more.
       await within(
