@@ -208,7 +208,8 @@ export type WebhookVerificationReason = 'missing_header' | 'invalid_header' | 'i
 
 /**
  * A webhook delivery failed verification: its extra header was missing or wrong, or its body
- * was not the expected JSON. Answer such a request with 401 (header) or 400 (body).
+ * was not the expected JSON, was larger than the cap, or was cut off by the sender (all three
+ * `invalid_body`). Answer such a request with 401 (header) or 400 (body).
  */
 export class WebhookVerificationError extends ClaimsError {
   override name = 'WebhookVerificationError';
