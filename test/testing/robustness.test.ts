@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/testing/index.js';
+import { createSandbox, type Sandbox, SandboxCore } from '../../src/testing/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -287,6 +287,50 @@ describe('the sandbox survives any request', () => {
     await sandbox.settled();
     await stillServes();
     expect(unhandled).toEqual([]);
+  }, 90_000);
+});
+
+describe('the sandbox core (also behind the msw handlers) answers any request', () => {
+  it('resolves 500 generated requests, with no HTTP parser in front, to a status and a JSON body, never a 500', async () => {
+    const core = new SandboxCore({ token: 'fuzz-token' });
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(arbMethod, fc.string({ maxLength: 10 })),
+          fc.oneof(arbTarget, fc.string({ maxLength: 100 })),
+          fc.dictionary(
+            fc.string({ maxLength: 12 }).map((k) => k.toLowerCase()),
+            fc.string({ maxLength: 40 }),
+            {
+              maxKeys: 4,
+            },
+          ),
+          fc.boolean(),
+          arbBody,
+          async (method, target, headers, authorised, { type, body }) => {
+            const [path = '', query = ''] = target.split('?', 2);
+            const all: Record<string, string> = { ...headers };
+            if (authorised) all.authorization = 'Bearer fuzz-token';
+            if (type !== undefined) all['content-type'] = type;
+            const answer = await core.handle({
+              method,
+              path,
+              query: new URLSearchParams(query),
+              headers: all,
+              body: Buffer.from(body, 'utf8'),
+            });
+            expect(answer.status).toBeGreaterThanOrEqual(200);
+            expect(answer.status).toBeLessThan(600);
+            if (answer.body !== undefined) expect(() => JSON.parse(answer.body as string)).not.toThrow();
+            expect(answer.status).not.toBe(500); // no request reaches an internal failure
+          },
+        ),
+        { numRuns: 500, interruptAfterTimeLimit: 60_000 },
+      );
+      await core.settled();
+    } finally {
+      core.dispose();
+    }
   }, 90_000);
 });
 
