@@ -1,5 +1,5 @@
 import { type Outcome, outcomeOf, setOutcome } from './outcome.js';
-import { isNotConnected } from './retry.js';
+import { isNeverSent } from './retry.js';
 
 /** What every SDK error may be built with. */
 export interface ClaimsErrorOptions {
@@ -76,7 +76,7 @@ export class ClaimsConnectionError extends ClaimsError {
   constructor(message: string, options: ClaimsErrorOptions = {}) {
     super(message, {
       ...options,
-      outcome: options.outcome ?? (isNotConnected(options.cause) ? 'not_sent' : 'unknown'),
+      outcome: options.outcome ?? (isNeverSent(options.cause) ? 'not_sent' : 'unknown'),
     });
   }
 }

@@ -66,4 +66,5 @@ export {
   type WebhookHeaders,
   type WebhookVerifyOptions,
 } from './webhook-receiver.js';
+export type { TlsOptions } from './wire/dispatcher.js';
 export type { FetchLike } from './wire/fetch-wire.js';
