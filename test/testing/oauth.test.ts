@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientCredentials } from '../../src/auth/index.js';
+import { ClaimsClient } from '../../src/index.js';
+import { claimsHandlers, SANDBOX_MSW_BASE_URL } from '../../src/testing/index.js';
 import { useSandbox } from './helpers.js';
 
 const clientId = 'portal';
@@ -87,5 +91,28 @@ describe('the sandbox token endpoint (POST /oauth/token)', () => {
       headers: { authorization: `Bearer ${ctx.sandbox.token}` },
     });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('the token endpoint through msw (claimsHandlers)', () => {
+  const handlers = claimsHandlers({ oauth: { clientId, clientSecret } });
+  const server = setupServer(...handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterAll(() => server.close());
+
+  it('a clientCredentials provider and the client both go through msw', async () => {
+    const accessToken = clientCredentials({
+      tokenUrl: `${SANDBOX_MSW_BASE_URL}/oauth/token`,
+      clientId,
+      clientSecret,
+    });
+    const client = new ClaimsClient({
+      baseUrl: SANDBOX_MSW_BASE_URL,
+      accessToken,
+      fetch: (url, init) => globalThis.fetch(url, init),
+    });
+    await client.metadata.programmes();
+    await client.metadata.programmes();
+    expect(handlers.sandbox.oauth?.requests).toBe(1);
   });
 });
