@@ -4,7 +4,27 @@
  */
 export class ClaimsError extends Error {
   override name = 'ClaimsError';
+
+  /**
+   * What `JSON.stringify(error)` gives: `name`, `message` and the error's own documented
+   * fields (`outcome`, `status`, `requestId`, `method`, `url`, `issues`, …). Not `stack`
+   * or `cause`: a cause is someone else's error, and nothing here may carry the token.
+   */
+  toJSON(): Record<string, unknown> {
+    const json: Record<string, unknown> = { name: this.name, message: this.message };
+    for (const [key, value] of Object.entries(this)) {
+      if (key !== 'name' && key !== 'stack' && key !== 'cause') json[key] = value;
+    }
+    return json;
+  }
 }
+
+/**
+ * Marks every `ClaimsError`, so `isClaimsError` also recognises errors of the other build
+ * (the ESM and CommonJS builds each have their own class, and `instanceof` sees only one).
+ */
+const CLAIMS_ERROR_BRAND = Symbol.for('claims-notification-sdk.error');
+Object.defineProperty(ClaimsError.prototype, CLAIMS_ERROR_BRAND, { value: true });
 
 /** One problem with a request argument or body, found before anything was sent. */
 export interface ValidationIssue {
@@ -137,9 +157,17 @@ export function errorFromResponse(init: ApiErrorInit): ClaimsApiError {
   return new ErrorClass(init);
 }
 
-/** True for any error thrown by this SDK. */
+/**
+ * True for any error thrown by this SDK, from either of its builds: an error thrown by the
+ * CommonJS build is recognised by the ESM build's `isClaimsError` and the other way round.
+ */
 export function isClaimsError(error: unknown): error is ClaimsError {
-  return error instanceof ClaimsError;
+  return (
+    error instanceof ClaimsError ||
+    (typeof error === 'object' &&
+      error !== null &&
+      (error as { [CLAIMS_ERROR_BRAND]?: unknown })[CLAIMS_ERROR_BRAND] === true)
+  );
 }
 
 function describeIssues(prefix: string, issues: ValidationIssue[]): string {
