@@ -21,7 +21,12 @@ export type EventCategory = OpenString<(typeof EventCategories)[keyof typeof Eve
 export const WebhookEvents = { NewEvent: 'New Event' } as const;
 export type WebhookEvent = OpenString<(typeof WebhookEvents)[keyof typeof WebhookEvents]>;
 
-/** Documented filter field names. */
+/** Documented filter field names (for `New Event`: the event's `eventType` and `category`). */
 export const FilterFields = { EventType: 'eventType', Category: 'category' } as const;
+/** A filter condition's `name`: a documented one, or any other string. */
+export type FilterField = OpenString<(typeof FilterFields)[keyof typeof FilterFields]>;
+
 /** Documented filter operators. */
 export const FilterOperators = { Equals: 'equals' } as const;
+/** A filter condition's `operator`: `'equals'` (documented), or any other string. */
+export type FilterOperator = OpenString<(typeof FilterOperators)[keyof typeof FilterOperators]>;

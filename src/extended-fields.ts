@@ -288,8 +288,9 @@ function fieldPart(identifier: string): string {
 /**
  * How many edits still count as "close": a third of the length, at least one. Short names
  * thus need a near-exact match ("Date" is not a typo of "Name"), long ones forgive more.
+ * Also the tolerance of the near-typo check on request body keys (`isActve` → `isActive`).
  */
-function threshold(target: string): number {
+export function threshold(target: string): number {
   return Math.max(1, Math.floor(target.length / 3));
 }
 

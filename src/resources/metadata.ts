@@ -12,12 +12,32 @@ import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/me
 import type { CallOptions, Transport } from '../transport.js';
 import { Resource } from './resource.js';
 
+/** Checks an incident's extended fields against its form; see {@link extendedFieldsChecker}. */
+export type ExtendedFieldsChecker = (incident: IncidentCreate, options?: CallOptions) => Promise<void>;
+
+// Set by Metadata's static block, the one place that can reach its private check. A field
+// or method on the class would be in the public types and in every editor's completion.
+let checkerOf: (metadata: Metadata) => ExtendedFieldsChecker;
+
+/**
+ * The automatic check of `incidents.create`: throws `ClaimsValidationError` listing every
+ * problem when the incident's extended fields break its form, using the metadata's cache. A
+ * failed metadata look-up rejects with its own error.
+ */
+export function extendedFieldsChecker(metadata: Metadata): ExtendedFieldsChecker {
+  return checkerOf(metadata);
+}
+
 /**
  * Incident form and programme metadata, and the cache of form descriptors behind the
  * automatic extended-field check of `incidents.create` (see README "Extended fields").
  */
 export class Metadata extends Resource {
   readonly #cache: MetadataCache;
+
+  static {
+    checkerOf = (metadata) => (incident, options) => metadata.#assertExtendedFields(incident, options);
+  }
 
   constructor(transport: Transport, cacheTtlMs: number) {
     super(transport);
@@ -99,11 +119,7 @@ export class Metadata extends Resource {
     this.#cache.clear();
   }
 
-  /**
-   * @internal Throws `ClaimsValidationError` listing every problem when the incident's
-   * extended fields break its form. A failed metadata look-up rejects with its own error.
-   */
-  async assertExtendedFields(incident: IncidentCreate, options?: CallOptions): Promise<void> {
+  async #assertExtendedFields(incident: IncidentCreate, options?: CallOptions): Promise<void> {
     const query = {
       programmeCode: incident.programmeCode,
       policyTypeCode: incident.policyTypeCode,
