@@ -1,3 +1,14 @@
+import { type Outcome, outcomeOf, setOutcome } from './outcome.js';
+import { isNotConnected } from './retry.js';
+
+/** What every SDK error may be built with. */
+export interface ClaimsErrorOptions {
+  /** The underlying error. */
+  cause?: unknown;
+  /** What the server may have done; each class has its own default. */
+  outcome?: Outcome;
+}
+
 /**
  * Every error the SDK throws (apart from a user's own abort, which is the platform's
  * `AbortError`) extends {@link ClaimsError}.
@@ -5,13 +16,27 @@
 export class ClaimsError extends Error {
   override name = 'ClaimsError';
 
+  constructor(message: string, options: ClaimsErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    setOutcome(this, options.outcome ?? 'not_sent');
+  }
+
   /**
-   * What `JSON.stringify(error)` gives: `name`, `message` and the error's own documented
-   * fields (`outcome`, `status`, `requestId`, `method`, `url`, `issues`, …). Not `stack`
-   * or `cause`: a cause is someone else's error, and nothing here may carry the token.
+   * What the server may have done with the call: `'not_sent'` (safe to send again),
+   * `'rejected'` (a 4xx: it refused), `'unknown'` (it **may have acted**: a claim may exist),
+   * `'processed'` (a 2xx whose answer is unusable). See README "Errors".
+   */
+  get outcome(): Outcome {
+    return outcomeOf(this) ?? 'not_sent';
+  }
+
+  /**
+   * What `JSON.stringify(error)` gives: `name`, `message`, `outcome` and the error's own
+   * documented fields (`status`, `requestId`, `method`, `url`, `body`, `issues`, …). Not
+   * `stack` or `cause`: a cause is someone else's error, and nothing here may carry the token.
    */
   toJSON(): Record<string, unknown> {
-    const json: Record<string, unknown> = { name: this.name, message: this.message };
+    const json: Record<string, unknown> = { name: this.name, message: this.message, outcome: this.outcome };
     for (const [key, value] of Object.entries(this)) {
       if (key !== 'name' && key !== 'stack' && key !== 'cause') json[key] = value;
     }
@@ -54,15 +79,26 @@ export class ClaimsResponseValidationError extends ClaimsError {
   readonly issues: ValidationIssue[];
 
   constructor(body: unknown, issues: ValidationIssue[], context: string) {
-    super(describeIssues(`Unexpected response from ${context}`, issues));
+    // A 2xx came: the server acted, whatever is wrong with what it said.
+    super(describeIssues(`Unexpected response from ${context}`, issues), { outcome: 'processed' });
     this.body = body;
     this.issues = issues;
   }
 }
 
-/** No HTTP answer was received: connection refused or reset, DNS failure, socket error. */
+/**
+ * No HTTP answer was received: connection refused or reset, DNS failure, socket error.
+ * `outcome` is `'not_sent'` when the connection was never opened, else `'unknown'`.
+ */
 export class ClaimsConnectionError extends ClaimsError {
   override name = 'ClaimsConnectionError';
+
+  constructor(message: string, options: ClaimsErrorOptions = {}) {
+    super(message, {
+      ...options,
+      outcome: options.outcome ?? (isNotConnected(options.cause) ? 'not_sent' : 'unknown'),
+    });
+  }
 }
 
 /** One attempt went longer than `timeoutMs` without progress. */
@@ -98,7 +134,10 @@ export class ClaimsApiError extends ClaimsError {
   readonly url: string;
 
   constructor(init: ApiErrorInit) {
-    super(`${init.status} ${init.method} ${init.url}${summariseBody(init.body)}`);
+    // A 4xx is a refusal; a 5xx (or an unfollowed 3xx) may come after the server acted.
+    super(`${init.status} ${init.method} ${init.url}${summariseBody(init.body)}`, {
+      outcome: init.status >= 400 && init.status < 500 ? 'rejected' : 'unknown',
+    });
     this.status = init.status;
     this.body = init.body;
     this.headers = init.headers;

@@ -19,6 +19,7 @@ export {
   ClaimsApiError,
   ClaimsConnectionError,
   ClaimsError,
+  type ClaimsErrorOptions,
   ClaimsResponseValidationError,
   ClaimsTimeoutError,
   ClaimsValidationError,
@@ -42,6 +43,7 @@ export {
   requiredExtendedFields,
 } from './extended-fields.js';
 export type { Logger, LogLevel } from './logger.js';
+export { type Outcome, outcomeOf } from './outcome.js';
 export type { BodyCallOptions } from './resources/extra-body.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';
 export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';

@@ -92,6 +92,7 @@ describe('errors across builds and in JSON', () => {
     expect(json).toMatchObject({
       name: 'UnprocessableEntityError',
       message: '422 GET https://x/api: slow down',
+      outcome: 'rejected',
       status: 422,
       requestId: 'req-1',
       method: 'GET',
@@ -106,13 +107,15 @@ describe('errors across builds and in JSON', () => {
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({
       name: 'ClaimsValidationError',
       message: 'Invalid request: isActve: did you mean isActive?',
+      outcome: 'not_sent',
       issues: [{ path: 'isActve', message: 'did you mean isActive?' }],
     });
     const withCause = new ClaimsConnectionError('no answer', { cause: new Error('Bearer secret-token') });
     expect(JSON.stringify(withCause)).not.toContain('secret-token');
     expect(JSON.parse(JSON.stringify(withCause))).toMatchObject({
       name: 'ClaimsConnectionError',
-      message: 'no answer',
+      message: 'no answer (the request may have been processed)',
+      outcome: 'unknown',
     });
   });
 });

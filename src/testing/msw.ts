@@ -30,10 +30,7 @@ export type ClaimsHandlers = ReadonlyArray<ClaimsMswHandler> & {
 export const SANDBOX_MSW_BASE_URL = 'https://claims.sandbox.test';
 
 interface MswHttp {
-  all(
-    path: string,
-    resolver: (info: { request: Request }) => Promise<Response>,
-  ): unknown;
+  all(path: string, resolver: (info: { request: Request }) => Promise<Response>): unknown;
 }
 
 /**
