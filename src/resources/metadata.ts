@@ -96,8 +96,10 @@ export class Metadata extends Resource {
    * cache as the automatic check of `incidents.create`.
    *
    * @example
-   * const required = await client.metadata.requiredFields({ programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', countryCode: 'GB' });
-   * // [{ identifier: 'claim_form:Cause_Of_Loss', name: 'Cause of loss', section: 'Incident details', ... }]
+   * const required = await client.metadata.requiredFields({ programmeCode: 'PRG-MOTOR', policyTypeCode: 'MOTOR-COMP', countryCode: 'GB' });
+   * // with the sandbox's demo forms:
+   * // [{ identifier: 'motor_claim:Vehicle_Registration', name: 'Vehicle registration', section: 'Vehicle', maxLength: 10, isRequired: true, ... },
+   * //  { identifier: 'motor_claim:Incident_Type', name: 'Type of incident', section: 'Incident', listSource: ['Collision', 'Theft', 'Fire', 'Windscreen', 'Vandalism'], ... }]
    * @throws ClaimsValidationError when the query is invalid; nothing was sent.
    */
   async requiredFields(

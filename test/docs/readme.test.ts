@@ -9,6 +9,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newestMtime } from '../../bench/lib/newest-mtime.js';
+import {
+  ClaimsClient,
+  type ClaimsValidationError,
+  checkExtendedFields,
+  extendedFieldsFrom,
+} from '../../src/index.js';
 import { createSandbox } from '../../src/testing/index.js';
 import { blockFile, readmeBlocks } from './readme-blocks.js';
 
@@ -156,4 +162,55 @@ describe('README quick start', () => {
       await sandbox.close();
     }
   }, 60_000);
+});
+
+describe("example outputs in the README and TSDoc are the sandbox's", () => {
+  it('checkExtendedFields, the automatic check and requiredFields print what the docs show', async () => {
+    const sandbox = await createSandbox();
+    try {
+      const client = new ClaimsClient({ baseUrl: sandbox.url, accessToken: sandbox.token });
+      const home = { programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', countryCode: 'GB' };
+      const descriptors = await client.metadata.incidentFields(home);
+      const tsdoc = readFileSync(join(ROOT, 'src/extended-fields.ts'), 'utf8');
+      const [fir] = checkExtendedFields(
+        descriptors,
+        extendedFieldsFrom({ 'claim_form:Cause_Of_Loss': 'Fir' }),
+      );
+      expect(tsdoc).toContain(`message: '${fir?.message}'`);
+      const [fire] = checkExtendedFields(descriptors, [
+        { identifier: 'claim_form:Cause_Of_Loss', value: 'fire' },
+      ]);
+      expect(README).toContain(`message: '${fire?.message}'`);
+
+      const error = await client.incidents
+        .create({
+          programmeCode: 'PRG-HOME',
+          policyTypeCode: 'HOME-STD',
+          policyCountry: 'GB',
+          incidentDate: '2026-11-02',
+          description: 'Kitchen fire',
+          extendedFields: extendedFieldsFrom({ 'claim_form:Cause_Of_Loss': 'Fir' }),
+        })
+        .catch((e: unknown) => e);
+      const [issue] = (error as ClaimsValidationError).issues;
+      const shown = `${issue?.path} ${issue?.code} ${issue?.message}`;
+      // The README wraps the line after "Incident")": join it back.
+      expect(README.replace(/\n\s*\/\/\s+must be one of/g, ' must be one of')).toContain(`// ${shown}`);
+
+      const required = await client.metadata.requiredFields({
+        programmeCode: 'PRG-MOTOR',
+        policyTypeCode: 'MOTOR-COMP',
+        countryCode: 'GB',
+      });
+      const metadataDoc = readFileSync(join(ROOT, 'src/resources/metadata.ts'), 'utf8');
+      for (const field of required) {
+        expect(metadataDoc).toContain(
+          `identifier: '${field.identifier}', name: '${field.name}', section: '${field.section}'`,
+        );
+      }
+      expect(required).toHaveLength(2);
+    } finally {
+      await sandbox.close();
+    }
+  });
 });
