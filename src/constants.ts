@@ -11,14 +11,17 @@ export type OpenString<Known extends string> = Known | (string & {});
 
 /** Documented `eventType` values; any other string is accepted too. */
 export const EventTypes = { EventLogEntry: 'Event Log Entry' } as const;
+/** An event's `eventType`: `'Event Log Entry'` (documented), or any other string. */
 export type EventType = OpenString<(typeof EventTypes)[keyof typeof EventTypes]>;
 
 /** Documented `category` values; any other string is accepted too. */
 export const EventCategories = { Other: 'Other', ReportFinal: 'Report: Final' } as const;
+/** An event's `category`: `'Other'` or `'Report: Final'` (documented), or any other string. */
 export type EventCategory = OpenString<(typeof EventCategories)[keyof typeof EventCategories]>;
 
 /** Documented webhook event names; any other string is accepted too. */
 export const WebhookEvents = { NewEvent: 'New Event' } as const;
+/** A subscription's `webhookEvent`: `'New Event'` (documented), or any other string. */
 export type WebhookEvent = OpenString<(typeof WebhookEvents)[keyof typeof WebhookEvents]>;
 
 /** Documented filter field names (for `New Event`: the event's `eventType` and `category`). */

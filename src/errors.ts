@@ -64,6 +64,7 @@ export interface ValidationIssue {
 /** A request argument or body is invalid. Nothing was sent. */
 export class ClaimsValidationError extends ClaimsError {
   override name = 'ClaimsValidationError';
+  /** Every problem found, each with the `path` of the argument or field and a `message`. */
   readonly issues: ValidationIssue[];
 
   constructor(issues: ValidationIssue[], message = describeIssues('Invalid request', issues)) {
@@ -75,7 +76,9 @@ export class ClaimsValidationError extends ClaimsError {
 /** A 2xx answer lacks what the spec promises (for example no `incidentId`). */
 export class ClaimsResponseValidationError extends ClaimsError {
   override name = 'ClaimsResponseValidationError';
+  /** The answer's body as parsed (JSON), or its text when it was not JSON. */
   readonly body: unknown;
+  /** What the answer lacks, each with the `path` in the body and a `message`. */
   readonly issues: ValidationIssue[];
 
   constructor(body: unknown, issues: ValidationIssue[], context: string) {
@@ -108,10 +111,15 @@ export class ClaimsTimeoutError extends ClaimsConnectionError {
 
 /** What an API error was built from. */
 export interface ApiErrorInit {
+  /** HTTP status code of the answer, 400 or more. */
   status: number;
+  /** The answer's body: parsed JSON, or text. */
   body: unknown;
+  /** The answer's headers, lower-cased names. */
   headers: Record<string, string>;
+  /** HTTP method of the request, e.g. `'POST'`. */
   method: string;
+  /** Full URL of the request. */
   url: string;
 }
 
@@ -240,6 +248,7 @@ export type WebhookVerificationReason = 'missing_header' | 'invalid_header' | 'i
  */
 export class WebhookVerificationError extends ClaimsError {
   override name = 'WebhookVerificationError';
+  /** `missing_header`, `invalid_header` (answer 401) or `invalid_body` (answer 400). */
   readonly reason: WebhookVerificationReason;
   /** What was wrong with the body, for `invalid_body`. */
   readonly issues: ValidationIssue[];

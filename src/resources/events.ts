@@ -8,7 +8,9 @@ import type { Attachments } from './attachments.js';
 import { type BodyCallOptions, withExtraBody } from './extra-body.js';
 import { Resource } from './resource.js';
 
+/** Event-log entries on an incident (`client.events`): `create`. */
 export class Events extends Resource {
+  /** @internal */
   constructor(
     transport: Transport,
     private readonly attachments: Attachments,

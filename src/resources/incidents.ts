@@ -17,7 +17,9 @@ export interface IncidentCreateOptions extends BodyCallOptions {
   checkExtendedFields?: boolean;
 }
 
+/** Incidents, i.e. claims (`client.incidents`): `create`. */
 export class Incidents extends Resource {
+  /** @internal */
   constructor(
     transport: Transport,
     private readonly checkExtendedFields: ExtendedFieldsChecker,

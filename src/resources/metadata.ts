@@ -39,6 +39,7 @@ export class Metadata extends Resource {
     checkerOf = (metadata) => (incident, options) => metadata.#assertExtendedFields(incident, options);
   }
 
+  /** @internal */
   constructor(transport: Transport, cacheTtlMs: number) {
     super(transport);
     this.#cache = new MetadataCache(cacheTtlMs, (query, options) => this.incidentFields(query, options));

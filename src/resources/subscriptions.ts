@@ -12,6 +12,7 @@ import type { CallOptions } from '../transport.js';
 import { type BodyCallOptions, withExtraBody } from './extra-body.js';
 import { Resource } from './resource.js';
 
+/** Webhook subscriptions (`client.subscriptions`): `create`, `list`, `update`. */
 export class Subscriptions extends Resource {
   /**
    * Subscribes a webhook to an event: POST `/webhooks/{webhookId}/subscriptions`. Fields the

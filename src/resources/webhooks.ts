@@ -6,6 +6,7 @@ import type { WebhookPatch } from '../schemas/webhooks.js';
 import { type BodyCallOptions, withExtraBody } from './extra-body.js';
 import { Resource } from './resource.js';
 
+/** Webhooks (`client.webhooks`): `update`. */
 export class Webhooks extends Resource {
   /**
    * Updates a webhook: PATCH `/webhooks/{webhookId}`. Only the fields given change;

@@ -109,6 +109,7 @@ export const SubscriptionPatchSchema = z
     message: 'is empty: give at least one of name, webhookEvent, isActive, filters',
   });
 
+/** The answer to `subscriptions.create`; other fields pass through. */
 export const SubscriptionCreatedSchema = z.looseObject({ subscriptionId: z.number() });
 /** What `subscriptions.create` resolves to: the new subscription's id, plus any other field sent. */
 export type SubscriptionCreated = z.infer<typeof SubscriptionCreatedSchema>;
