@@ -86,7 +86,7 @@ export class ClaimsClient {
   readonly events: Events;
   /** File uploads: `upload`. */
   readonly attachments: Attachments;
-  /** Incident form and programme metadata: `incidentFields`, `programmes`, `clearCache`. */
+  /** Incident form and programme metadata: `incidentFields`, `programmes`, `requiredFields`, `clearCache`. */
   readonly metadata: Metadata;
   /** Webhooks: `update`. */
   readonly webhooks: Webhooks;

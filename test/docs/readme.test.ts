@@ -76,11 +76,12 @@ describe('README ```ts blocks', () => {
       files[name] = text;
       offsets[name] = { line: block.line, offset };
     });
-    // A misspelt field, checked in the same run: proves the check sees the built types and fails.
+    // Mistakes, checked in the same run: proves the check sees the built types and can fail.
     files['sentinel.ts'] = [
       "import { ClaimsClient } from 'claims-notification-sdk';",
       'declare const client: ClaimsClient;',
       'await client.webhooks.update(1, { isActve: false });',
+      'void client.metadata.assertExtendedFields;',
       '',
     ].join('\n');
     diagnostics = typecheck(files);
@@ -106,6 +107,9 @@ describe('README ```ts blocks', () => {
   it('the same run refuses a misspelt field (the check can fail)', () => {
     expect(diagnostics.filter((line) => line.startsWith('sentinel.ts'))).toEqual([
       expect.stringMatching(/^sentinel\.ts\(3,35\): error TS2561: .*'isActve' does not exist/),
+      expect.stringMatching(
+        /^sentinel\.ts\(4,22\): error TS2339: Property 'assertExtendedFields' does not exist/,
+      ),
     ]);
   });
 });
