@@ -116,11 +116,7 @@ class FetchResponse implements WireResponse {
     return out;
   }
 
-  async text(): Promise<string> {
-    return (await this.read(Number.POSITIVE_INFINITY)).text;
-  }
-
-  textUpTo(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
     return this.read(maxBytes);
   }
 

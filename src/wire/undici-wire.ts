@@ -57,15 +57,7 @@ class UndiciResponse implements WireResponse {
     return out;
   }
 
-  async text(): Promise<string> {
-    try {
-      return await this.body.text();
-    } catch (error) {
-      throw translate(error, this.req.signal, this.req.timeoutMs);
-    }
-  }
-
-  async textUpTo(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  async text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
     const chunks: Buffer[] = [];
     let size = 0;
     try {
