@@ -179,7 +179,7 @@ export class Transport {
             token,
             maxResponseBytes: config.maxResponseBytes,
           });
-          if (log.debugOn) logAttemptEnd(log, { method, url, attempt }, response.status, started);
+          if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, response.status, started);
           return value;
         }
       } catch (error) {
@@ -187,12 +187,12 @@ export class Transport {
         if (error instanceof ClaimsError) redactorFor(token).error(error);
         if (typeof wireBody === 'object') wireBody.destroy();
         if (log.debugOn && error instanceof Error)
-          logAttemptEnd(log, { method, url, attempt }, error, started);
+          logAttemptEnd(log, { method, url, attempt, token }, error, started);
         if (!(error instanceof ClaimsConnectionError)) throw error;
         const failure = { kind: 'network', notConnected: isNotConnected(error.cause) } as const;
         if (retry < maxRetries && shouldRetry(method, failure)) {
           const delay = backoffDelay(retry);
-          if (log.infoOn) logRetry(log, { method, url, attempt }, delay, error.name);
+          if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, error.name);
           await wait(delay, signal);
           continue;
         }
@@ -209,14 +209,14 @@ export class Transport {
         token,
         maxResponseBytes: config.maxResponseBytes,
       });
-      if (log.debugOn) logAttemptEnd(log, { method, url, attempt }, status, started);
+      if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, status, started);
       // A one-shot stream body (spec.stream not replayable) cannot be sent a second time.
       const canResend = spec.stream?.replayable !== false;
       if (status === 401 && !refreshedToken && canResend && typeof config.accessToken === 'function') {
         // The provider may hold an expired token: ask it once more; a 401 means nothing was processed.
         refreshedToken = true;
         retry--;
-        if (log.infoOn) logRetry(log, { method, url, attempt }, 0, '401 (token provider asked again)');
+        if (log.infoOn) logRetry(log, { method, url, attempt, token }, 0, '401 (token provider asked again)');
         continue;
       }
       if (retry < maxRetries && shouldRetry(method, { kind: 'status', status })) {
@@ -225,12 +225,14 @@ export class Transport {
           if (log.warnOn) {
             log.warn(
               `claims-sdk: not retrying ${method} ${url} after ${status}: the server asked to wait ${Math.round(asked)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
+              undefined,
+              token,
             );
           }
           throw apiError;
         }
         const delay = asked ?? backoffDelay(retry);
-        if (log.infoOn) logRetry(log, { method, url, attempt }, delay, String(status));
+        if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, String(status));
         await wait(delay, signal);
         continue;
       }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OpenString, WebhookEvent } from '../constants.js';
-import { NonEmptyString } from './common.js';
+import { NonEmptyString, ReturnedNumericId } from './common.js';
 
 /** One filter condition (spec 2.8). */
 export const FilterConditionSchema = z.looseObject({
@@ -35,13 +35,20 @@ export const SubscriptionPatchSchema = z
   });
 export type SubscriptionPatch = z.input<typeof SubscriptionPatchSchema>;
 
-export const SubscriptionCreatedSchema = z.looseObject({ subscriptionId: z.number() });
+/**
+ * The answer to `subscriptions.create`. `subscriptionId` is a `number`, or the `string` of its
+ * exact digits when it is past 2^53 (see {@link NumericId}).
+ */
+export const SubscriptionCreatedSchema = z.looseObject({ subscriptionId: ReturnedNumericId });
 export type SubscriptionCreated = z.infer<typeof SubscriptionCreatedSchema>;
 
-/** A subscription as listed (spec 2.8). */
+/**
+ * A subscription as listed (spec 2.8). Its ids are `number`s, or `string`s of their exact
+ * digits when past 2^53 (see {@link NumericId}).
+ */
 export const SubscriptionSchema = z.looseObject({
-  webhookSubscriptionId: z.number(),
-  webhookId: z.number(),
+  webhookSubscriptionId: ReturnedNumericId,
+  webhookId: ReturnedNumericId,
   name: z.string().nullable().optional(),
   webhookEvent: z.string() as z.ZodType<WebhookEvent, string>,
   isActive: z.boolean(),
