@@ -12,7 +12,8 @@ export const NonEmptyString = z.string().min(1, 'must not be empty');
  * backslashes (read as `/` in http(s) URLs, so `http://a.example\@b.example` names host `a`
  * to one parser and `b` to another).
  */
-const REWRITTEN_BY_URL_PARSER = /[\u0000-\u0020\u007f-\u009f\\]/;
+// Written as what is allowed: visible ASCII but `\`, and anything from U+00A0 on.
+const REWRITTEN_BY_URL_PARSER = /[^\x21-\x5b\x5d-\x7e\u00a0-\uffff]/;
 
 /**
  * An absolute http(s) URL without credentials. It is sent exactly as given (the service

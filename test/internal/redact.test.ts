@@ -35,8 +35,8 @@ function spellInJson(token: string, how: JsonSpelling, coin: boolean[]): string 
   if (how === 'json') return plain;
   if (how === 'json-slash') return plain.replaceAll('/', '\\/');
   return Array.from(token, (char, i) => {
-    const escape = how === 'json-u-all' || coin[i % coin.length];
-    if (escape) return `\\u${hex(char.charCodeAt(0), 4, coin[(i + 1) % coin.length] ?? false)}`;
+    const asUnicode = how === 'json-u-all' || coin[i % coin.length];
+    if (asUnicode) return `\\u${hex(char.charCodeAt(0), 4, coin[(i + 1) % coin.length] ?? false)}`;
     return JSON.stringify(char).slice(1, -1).replace('/', '\\/');
   }).join('');
 }
@@ -122,7 +122,7 @@ describe('Redactor', () => {
 
   it('redacts strings, keys and numbers of a parsed value, and leaves the rest alone', () => {
     const numeric = new Redactor('123456789012');
-    expect(numeric.value({ a: 123456789012, b: [1, 'x123456789012'], ['123456789012']: true })).toEqual({
+    expect(numeric.value({ a: 123456789012, b: [1, 'x123456789012'], '123456789012': true })).toEqual({
       a: REDACTED,
       b: [1, `x${REDACTED}`],
       [REDACTED]: true,
