@@ -17,6 +17,7 @@ export {
   ClaimsApiError,
   ClaimsConnectionError,
   ClaimsError,
+  type ClaimsErrorOptions,
   ClaimsResponseValidationError,
   ClaimsTimeoutError,
   ClaimsValidationError,
@@ -40,6 +41,7 @@ export {
   requiredExtendedFields,
 } from './extended-fields.js';
 export type { Logger, LogLevel } from './logger.js';
+export { type Outcome, outcomeOf } from './outcome.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';
 export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
 export type { NumericId } from './schemas/common.js';

@@ -8,7 +8,8 @@ import { callOptionIssues, isSendableToken } from './internal/options.js';
 import { redactorFor } from './internal/redact.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, RequestLog } from './logger.js';
-import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
+import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
+import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
 import { abortError } from './wire/abort.js';
 import type { Wire, WireResponse } from './wire/types.js';
 
@@ -134,109 +135,129 @@ export class Transport {
 
     const log = this.#log;
     let refreshedToken = false;
-    // `attempt` counts every request sent (for logs); `retry` only those counted by maxRetries.
-    for (let retry = 0, attempt = 1; ; retry++, attempt++) {
-      if (signal?.aborted) throw abortError(signal);
-      // A static token needs no await: one promise and microtask less per request.
-      const source = config.accessToken;
-      const token = typeof source === 'string' ? source : await this.#token(refreshedToken);
-      if (!shared) headers.authorization = `Bearer ${token}`;
-      let wireBody: string | Readable | undefined = body;
-      if (spec.stream) {
-        const opened = await spec.stream.open();
-        Object.assign(headers, opened.headers);
-        wireBody = opened.stream;
-      }
-      // The token provider and the upload's open() may have taken a while: an abort meanwhile
-      // means nothing may be sent.
-      if (signal?.aborted) {
-        if (typeof wireBody === 'object') wireBody.destroy();
-        throw abortError(signal);
-      }
-      // Logging off costs one boolean read per point: no object or string is built.
-      if (log.debugOn) logAttemptStart(log, { method, url, attempt, headers }, wireBody, token);
-      const started = log.debugOn ? performance.now() : 0;
-
-      let response: WireResponse;
-      try {
-        response = await config.wire({
-          url,
-          origin: this.#origin,
-          path,
-          method,
-          headers,
-          body: wireBody,
-          signal,
-          timeoutMs,
-        });
-        // Inside the try: a body that stalls or is cut off is a network failure too.
-        // Only 2xx is success: a 3xx is not followed (the API documents none, and following
-        // one would send a claim again), so it is an error like any other answer.
-        if (response.status >= 200 && response.status < 300) {
-          const value = await readSuccess(spec, response, {
-            method,
-            url,
-            token,
-            maxResponseBytes: config.maxResponseBytes,
-          });
-          if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, response.status, started);
-          return value;
+    // What the server may have done: `current` for the attempt under way, `earlier` whether a
+    // previous attempt may have been acted on (a 503, a reset after sending). A failure's
+    // outcome is settled from both when it leaves this call.
+    let current: Outcome = 'not_sent';
+    let earlier = false;
+    try {
+      // `attempt` counts every request sent (for logs); `retry` only those counted by maxRetries.
+      for (let retry = 0, attempt = 1; ; retry++, attempt++) {
+        current = 'not_sent';
+        if (signal?.aborted) throw abortError(signal);
+        // A static token needs no await: one promise and microtask less per request.
+        const source = config.accessToken;
+        const token = typeof source === 'string' ? source : await this.#token(refreshedToken);
+        if (!shared) headers.authorization = `Bearer ${token}`;
+        let wireBody: string | Readable | undefined = body;
+        if (spec.stream) {
+          const opened = await spec.stream.open();
+          Object.assign(headers, opened.headers);
+          wireBody = opened.stream;
         }
-      } catch (error) {
-        // A wire's or a user fetch's error may quote the request; the token must not reach the caller.
-        if (error instanceof ClaimsError) redactorFor(token).error(error);
+        // The token provider and the upload's open() may have taken a while: an abort meanwhile
+        // means nothing may be sent.
+        if (signal?.aborted) {
+          if (typeof wireBody === 'object') wireBody.destroy();
+          throw abortError(signal);
+        }
+        // Logging off costs one boolean read per point: no object or string is built.
+        if (log.debugOn) logAttemptStart(log, { method, url, attempt, headers }, wireBody, token);
+        const started = log.debugOn ? performance.now() : 0;
+
+        let response: WireResponse;
+        current = 'unknown';
+        try {
+          response = await config.wire({
+            url,
+            origin: this.#origin,
+            path,
+            method,
+            headers,
+            body: wireBody,
+            signal,
+            timeoutMs,
+          });
+          // Inside the try: a body that stalls or is cut off is a network failure too.
+          // Only 2xx is success: a 3xx is not followed (the API documents none, and following
+          // one would send a claim again), so it is an error like any other answer.
+          if (response.status >= 200 && response.status < 300) {
+            current = 'processed';
+            const value = await readSuccess(spec, response, {
+              method,
+              url,
+              token,
+              maxResponseBytes: config.maxResponseBytes,
+            });
+            if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, response.status, started);
+            return value;
+          }
+        } catch (error) {
+          // A wire's or a user fetch's error may quote the request; the token must not reach the caller.
+          if (error instanceof ClaimsError) redactorFor(token).error(error);
+          if (typeof wireBody === 'object') wireBody.destroy();
+          if (log.debugOn && error instanceof Error)
+            logAttemptEnd(log, { method, url, attempt, token }, error, started);
+          if (!(error instanceof ClaimsConnectionError)) throw error;
+          current = error.outcome;
+          const failure = { kind: 'network', notConnected: current === 'not_sent' } as const;
+          if (retry < maxRetries && shouldRetry(method, failure)) {
+            earlier ||= current === 'unknown';
+            current = 'not_sent';
+            const delay = backoffDelay(retry);
+            if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, error.name);
+            await wait(delay, signal);
+            continue;
+          }
+          throw error;
+        }
+
+        const status = response.status;
+        current = status >= 400 && status < 500 ? 'rejected' : 'unknown';
+        // An error answer may come before the upload was all read (an early 429): stop sending it,
+        // before reading the answer, which a caller's abort may cut short.
         if (typeof wireBody === 'object') wireBody.destroy();
-        if (log.debugOn && error instanceof Error)
-          logAttemptEnd(log, { method, url, attempt, token }, error, started);
-        if (!(error instanceof ClaimsConnectionError)) throw error;
-        const failure = { kind: 'network', notConnected: isNotConnected(error.cause) } as const;
-        if (retry < maxRetries && shouldRetry(method, failure)) {
-          const delay = backoffDelay(retry);
-          if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, error.name);
+        const apiError = await readApiError(response, {
+          method,
+          url,
+          token,
+          maxResponseBytes: config.maxResponseBytes,
+        });
+        if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, status, started);
+        // A one-shot stream body (spec.stream not replayable) cannot be sent a second time.
+        const canResend = spec.stream?.replayable !== false;
+        if (status === 401 && !refreshedToken && canResend && typeof config.accessToken === 'function') {
+          // The provider may hold an expired token: ask it once more; a 401 means nothing was processed.
+          refreshedToken = true;
+          retry--;
+          current = 'not_sent';
+          if (log.infoOn)
+            logRetry(log, { method, url, attempt, token }, 0, '401 (token provider asked again)');
+          continue;
+        }
+        if (retry < maxRetries && shouldRetry(method, { kind: 'status', status })) {
+          const asked = parseRetryAfter(apiError.headers);
+          if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) {
+            if (log.warnOn) {
+              log.warn(
+                `claims-sdk: not retrying ${method} ${url} after ${status}: the server asked to wait ${Math.round(asked)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
+                undefined,
+                token,
+              );
+            }
+            throw apiError;
+          }
+          const delay = asked ?? backoffDelay(retry);
+          earlier ||= current === 'unknown';
+          current = 'not_sent';
+          if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, String(status));
           await wait(delay, signal);
           continue;
         }
-        throw error;
+        throw apiError;
       }
-
-      const status = response.status;
-      // An error answer may come before the upload was all read (an early 429): stop sending it,
-      // before reading the answer, which a caller's abort may cut short.
-      if (typeof wireBody === 'object') wireBody.destroy();
-      const apiError = await readApiError(response, {
-        method,
-        url,
-        token,
-        maxResponseBytes: config.maxResponseBytes,
-      });
-      if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, status, started);
-      // A one-shot stream body (spec.stream not replayable) cannot be sent a second time.
-      const canResend = spec.stream?.replayable !== false;
-      if (status === 401 && !refreshedToken && canResend && typeof config.accessToken === 'function') {
-        // The provider may hold an expired token: ask it once more; a 401 means nothing was processed.
-        refreshedToken = true;
-        retry--;
-        if (log.infoOn) logRetry(log, { method, url, attempt, token }, 0, '401 (token provider asked again)');
-        continue;
-      }
-      if (retry < maxRetries && shouldRetry(method, { kind: 'status', status })) {
-        const asked = parseRetryAfter(apiError.headers);
-        if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) {
-          if (log.warnOn) {
-            log.warn(
-              `claims-sdk: not retrying ${method} ${url} after ${status}: the server asked to wait ${Math.round(asked)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
-              undefined,
-              token,
-            );
-          }
-          throw apiError;
-        }
-        const delay = asked ?? backoffDelay(retry);
-        if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, String(status));
-        await wait(delay, signal);
-        continue;
-      }
-      throw apiError;
+    } catch (error) {
+      throw settleOutcome(error, current, earlier);
     }
   }
 
@@ -264,6 +285,22 @@ export class Transport {
     }
     return token;
   }
+}
+
+/**
+ * Gives a failure leaving a call the outcome of the whole call. An `AbortError` takes the
+ * phase the call was in when the caller aborted (the wire does not know it); an SDK error keeps
+ * its own, made worse when an earlier attempt may have been acted on.
+ */
+function settleOutcome(error: unknown, current: Outcome, earlier: boolean): unknown {
+  if (!(error instanceof Error)) return error;
+  if (error.name === 'AbortError' && outcomeOf(error) !== undefined) {
+    return setOutcome(error, callOutcome(current, earlier));
+  }
+  const own = outcomeOf(error);
+  if (own === undefined) return error;
+  const settled = callOutcome(own, earlier);
+  return settled === own ? error : setOutcome(error, settled);
 }
 
 /** Waits between attempts; a caller's abort ends the wait with AbortError. */

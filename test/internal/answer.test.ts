@@ -13,7 +13,9 @@ const LOGIN_PAGE = '<!doctype html><html><body><form action="/login">Sign in</fo
 
 describe.each(WIRES)('$name: answers judged honestly', (wire) => {
   let server: FaultServer;
-  let answer: (res: ServerResponse) => void | Promise<void> = (res) => res.end();
+  let answer: (res: ServerResponse) => void | Promise<void> = (res) => {
+    res.end();
+  };
 
   beforeAll(async () => {
     server = await httpFaultServer((_hit, _req, res) => answer(res));
