@@ -5,7 +5,12 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaimsClient, type ClaimsClientOptions, ClaimsResponseValidationError } from '../../src/index.js';
+import {
+  ClaimsClient,
+  type ClaimsClientOptions,
+  ClaimsResponseValidationError,
+  outcomeOf,
+} from '../../src/index.js';
 import { type FaultServer, httpFaultServer, TOKEN, WIRES } from '../faults/fault-server.js';
 import { event, incident } from '../helpers/fixtures.js';
 
@@ -47,6 +52,8 @@ describe.each(WIRES)('$name: answers judged honestly', (wire) => {
       expect(error).toBeInstanceOf(ClaimsResponseValidationError);
       const { body, issues } = error as ClaimsResponseValidationError;
       expect(body).toBe(LOGIN_PAGE);
+      // The server answered 2xx: it acted, and the caller must not send it again blindly.
+      expect(outcomeOf(error)).toBe('processed');
       expect(issues[0]?.message).toBe('the body is not valid JSON (content-type text/html)');
     }
     // Each was sent once: a 2xx means the server acted, so nothing is repeated.
@@ -85,6 +92,7 @@ describe.each(WIRES)('$name: answers judged honestly', (wire) => {
     expect((error as ClaimsResponseValidationError).issues[0]?.message).toBe(
       'the body is larger than maxResponseBytes (1000 bytes); reading stopped there',
     );
+    expect(outcomeOf(error)).toBe('processed');
   });
 
   it('a 300 MB streamed 2xx body stops at the cap: memory stays bounded', async () => {
