@@ -28,8 +28,6 @@ export interface WireResponse {
    * Memory stays bounded by `maxBytes` whatever the server sends.
    */
   text(maxBytes: number): Promise<{ text: string; truncated: boolean }>;
-  /** Reads and drops the body, so the connection can be reused. */
-  discard(): Promise<void>;
 }
 
 /**

@@ -57,6 +57,7 @@ class UndiciResponse implements WireResponse {
     return out;
   }
 
+  /** The one capped reader of the body, for 2xx and error answers alike. */
   async text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -74,14 +75,6 @@ class UndiciResponse implements WireResponse {
       throw translate(error, this.req.signal, this.req.timeoutMs);
     }
     return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
-  }
-
-  async discard(): Promise<void> {
-    try {
-      await this.body.dump();
-    } catch {
-      // The body is unwanted; a failure to drain it only costs the socket.
-    }
   }
 }
 
