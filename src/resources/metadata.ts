@@ -42,6 +42,7 @@ export class Metadata extends Resource {
       {
         method: 'GET',
         path: '/metadata/incidents',
+        route: '/metadata/incidents',
         params: { query: [s.IncidentFieldsQuerySchema, query] },
         query: {
           programmeCode: query?.programmeCode,
@@ -64,6 +65,7 @@ export class Metadata extends Resource {
       {
         method: 'GET',
         path: '/metadata/programmes',
+        route: '/metadata/programmes',
         params: { query: [s.ProgrammesQuerySchema, query] },
         ...(query ? { query } : {}),
       },
