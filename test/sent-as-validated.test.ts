@@ -121,6 +121,9 @@ describe.each(WIRES)('$name: what is sent is what was validated', (wire) => {
       await refused(() =>
         client().events.create('I-1', { ...event, attachments: [{ url: `a${huge}:opaque` }] }),
       ),
+      await refused(() =>
+        client().attachments.upload({ data: Buffer.from('x'), filename: 'a.txt', contentType: huge }),
+      ),
     ];
     const problems = checkExtendedFields(
       [{ identifier: 'f:A', listSource: ['x'] }],
