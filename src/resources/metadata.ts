@@ -5,6 +5,7 @@ import {
   requiredExtendedFields,
 } from '../extended-fields.js';
 import { parseInput } from '../internal/parse-input.js';
+import { quote } from '../internal/quote.js';
 import { MetadataCache } from '../metadata-cache.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
@@ -134,7 +135,7 @@ export class Metadata extends Resource {
     const problems = locateExtendedFieldProblems(descriptors, incident.extendedFields ?? []);
     if (problems.length === 0) return;
     const issues = problems.map(toIssue);
-    const form = `programme "${query.programmeCode}", policy type "${query.policyTypeCode}", country "${query.countryCode}"`;
+    const form = `programme ${quote(query.programmeCode)}, policy type ${quote(query.policyTypeCode)}, country ${quote(query.countryCode)}`;
     const lines = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
     throw new ClaimsValidationError(issues, `Invalid extendedFields for the form of ${form}: ${lines}`);
   }
