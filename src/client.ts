@@ -6,6 +6,7 @@ import {
   timeoutIssues,
 } from './internal/options.js';
 import { isLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel, resolveLog } from './logger.js';
+import type { Platform } from './platform/types.js';
 import { Attachments } from './resources/attachments.js';
 import { Events } from './resources/events.js';
 import { Incidents } from './resources/incidents.js';
@@ -14,10 +15,9 @@ import { Subscriptions } from './resources/subscriptions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { type AccessTokenProvider, Transport } from './transport.js';
 import { VERSION } from './version.js';
-import { type FetchLike, fetchWire } from './wire/fetch-wire.js';
-import { undiciWire } from './wire/undici-wire.js';
+import type { FetchLike } from './wire/fetch-wire.js';
 
-/** Options of {@link ClaimsClient}. */
+/** Options of `ClaimsClient`. */
 export interface ClaimsClientOptions {
   /** Base address of the API, e.g. `https://claims.example.com/api`; a trailing slash is fine. */
   baseUrl: string;
@@ -72,14 +72,11 @@ const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_METADATA_TTL_MS = 10 * 60_000;
 
 /**
- * The Claims Notification API client. One instance shares one transport (keep-alive
- * connections, token, retries) across its sub-clients; create it once and reuse it.
- *
- * @example
- * const client = new ClaimsClient({ baseUrl: 'https://claims.example.com/api', accessToken: process.env.CLAIMS_TOKEN! });
- * const { incidentId } = await client.incidents.create({ ... });
+ * The client on every runtime: options, their checks and the wiring of the sub-clients.
+ * `ClaimsClient` (one per entry: `platform/node.ts`, `platform/web.ts`) gives it the
+ * runtime's {@link Platform}, so this file imports no wire and no Node module.
  */
-export class ClaimsClient {
+export class ClaimsClientBase {
   /** Incidents (claims): `create`. */
   readonly incidents: Incidents;
   /** Event-log entries on an incident: `create`. */
@@ -93,7 +90,7 @@ export class ClaimsClient {
   /** Webhook subscriptions: `create`, `list`, `update`. */
   readonly subscriptions: Subscriptions;
 
-  constructor(options: ClaimsClientOptions) {
+  constructor(options: ClaimsClientOptions, platform: Platform) {
     const baseUrl = checkOptions(options);
     const transport = new Transport({
       baseUrl,
@@ -101,11 +98,11 @@ export class ClaimsClient {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: options.headers ?? {},
-      userAgent: userAgent(options.userAgent),
-      wire: options.fetch ? fetchWire(options.fetch) : undiciWire,
+      userAgent: userAgent(options.userAgent, platform.runtime),
+      wire: options.fetch ? platform.fetchWire(options.fetch) : platform.defaultWire(),
       log: resolveLog(options),
     });
-    this.attachments = new Attachments(transport);
+    this.attachments = new Attachments(transport, platform.prepareUpload);
     this.metadata = new Metadata(transport, options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS);
     this.incidents = new Incidents(transport, this.metadata, this.attachments);
     this.events = new Events(transport, this.attachments);
@@ -114,8 +111,8 @@ export class ClaimsClient {
   }
 }
 
-function userAgent(extra: string | undefined): string {
-  const own = `claims-notification-sdk/${VERSION} node/${process.versions.node}`;
+function userAgent(extra: string | undefined, runtime: string): string {
+  const own = `claims-notification-sdk/${VERSION} ${runtime}`;
   return extra ? `${own} ${extra}` : own;
 }
 

@@ -1,4 +1,4 @@
-export { ClaimsClient, type ClaimsClientOptions } from './client.js';
+export type { ClaimsClientOptions } from './client.js';
 export {
   EventCategories,
   type EventCategory,
@@ -40,6 +40,7 @@ export {
   requiredExtendedFields,
 } from './extended-fields.js';
 export type { Logger, LogLevel } from './logger.js';
+export { ClaimsClient } from './platform/node.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';
 export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
 export type { NumericId } from './schemas/common.js';

@@ -98,7 +98,10 @@ export class RequestLog {
  */
 export function resolveLog(
   options: { logger?: Logger | undefined; logLevel?: LogLevel | undefined },
-  env: Record<string, string | undefined> = process.env,
+  // Edge runtimes have no `process` (workerd without nodejs_compat): then no variable is set.
+  env: Record<string, string | undefined> = (
+    globalThis as { process?: { env?: Record<string, string | undefined> } }
+  ).process?.env ?? {},
 ): RequestLog {
   const fromEnv = env[LOG_ENV]?.trim().toLowerCase();
   const level: LogLevel =

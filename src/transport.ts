@@ -1,5 +1,3 @@
-import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZodType } from 'zod';
 import {
   type ClaimsApiError,
@@ -11,11 +9,12 @@ import {
 } from './errors.js';
 import { mergeHeaders } from './internal/headers.js';
 import { callOptionIssues, isSendableToken } from './internal/options.js';
+import { sleep } from './internal/sleep.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, REDACTED, RequestLog } from './logger.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
 import { abortError } from './wire/abort.js';
-import type { Wire, WireResponse } from './wire/types.js';
+import type { StreamedBody, Wire, WireResponse } from './wire/types.js';
 
 /** Options every SDK method takes as its last argument. */
 export interface CallOptions {
@@ -34,7 +33,7 @@ export type AccessTokenProvider = () => string | Promise<string>;
 
 /** A streamed request body (multipart upload), opened anew for each attempt. */
 export interface StreamBody {
-  open(): Promise<{ stream: Readable; headers: Record<string, string> }>;
+  open(): Promise<{ stream: StreamedBody; headers: Record<string, string> }>;
   /** False when the source can be read only once (a caller's stream): then no repeat. */
   replayable: boolean;
 }
@@ -147,7 +146,7 @@ export class Transport {
       const source = config.accessToken;
       const token = typeof source === 'string' ? source : await this.#token(refreshedToken);
       if (!shared) headers.authorization = `Bearer ${token}`;
-      let wireBody: string | Readable | undefined = body;
+      let wireBody: string | StreamedBody | undefined = body;
       if (spec.stream) {
         const opened = await spec.stream.open();
         Object.assign(headers, opened.headers);
@@ -261,7 +260,7 @@ export class Transport {
 /** Waits between attempts; a caller's abort ends the wait with AbortError. */
 async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
   try {
-    await sleep(ms, undefined, { signal });
+    await sleep(ms, signal);
   } catch {
     throw abortError(signal as AbortSignal);
   }

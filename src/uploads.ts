@@ -1,9 +1,18 @@
-import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type FormData from 'form-data';
-import { ClaimsError, ClaimsValidationError, type ValidationIssue } from './errors.js';
+import { ClaimsValidationError, type ValidationIssue } from './errors.js';
 import type { StreamBody } from './transport.js';
+import { contentDisposition, type Part, type Source, sourceFailureError, toPart } from './uploads/parts.js';
+
+// Kept importable from here, where they lived before the edge entry needed them without Node.
+export {
+  contentDisposition,
+  contentTypeFor,
+  errorMessage,
+  sourceFailureError,
+  toPart,
+} from './uploads/parts.js';
 
 /** Bytes to upload, with the name the service should store them under. */
 export interface UploadData {
@@ -30,169 +39,6 @@ export interface UploadPath {
 /** One file to upload: a path, `{ path, filename?, contentType? }` or `{ data, filename, contentType? }`. */
 export type UploadItem = string | UploadPath | UploadData;
 
-/**
- * Content types for the files claims usually carry, by lower-case extension. A table of our
- * own rather than form-data's mime-types lookup: form-data only consults that lookup when it
- * writes the part header itself, and we write it (see `contentDisposition`).
- */
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  heic: 'image/heic',
-  heif: 'image/heif',
-  bmp: 'image/bmp',
-  tif: 'image/tiff',
-  tiff: 'image/tiff',
-  svg: 'image/svg+xml',
-  pdf: 'application/pdf',
-  txt: 'text/plain',
-  csv: 'text/csv',
-  html: 'text/html',
-  json: 'application/json',
-  xml: 'application/xml',
-  rtf: 'application/rtf',
-  doc: 'application/msword',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xls: 'application/vnd.ms-excel',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  ppt: 'application/vnd.ms-powerpoint',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  odt: 'application/vnd.oasis.opendocument.text',
-  ods: 'application/vnd.oasis.opendocument.spreadsheet',
-  zip: 'application/zip',
-  mp3: 'audio/mpeg',
-  m4a: 'audio/mp4',
-  wav: 'audio/wav',
-  mp4: 'video/mp4',
-  mov: 'video/quicktime',
-  avi: 'video/x-msvideo',
-  eml: 'message/rfc822',
-  msg: 'application/vnd.ms-outlook',
-};
-const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
-
-/** The content type a part gets when none is given: from the extension of `filename`. */
-export function contentTypeFor(filename: string): string {
-  const dot = filename.lastIndexOf('.');
-  if (dot < 0) return DEFAULT_CONTENT_TYPE;
-  return CONTENT_TYPES[filename.slice(dot + 1).toLowerCase()] ?? DEFAULT_CONTENT_TYPE;
-}
-
-// type "/" subtype, then optional parameters in printable ASCII (RFC 9110 tokens).
-const CONTENT_TYPE_RE = /^[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+(\s*;[\x20-\x7e\t]*)?$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what it rejects
-const CONTROL_RE = /[\x00-\x1f\x7f]/;
-
-type Source =
-  | { kind: 'path'; path: string }
-  | { kind: 'bytes'; bytes: Buffer }
-  | { kind: 'blob'; blob: Blob }
-  | { kind: 'readable'; stream: Readable }
-  | { kind: 'web'; stream: NodeReadableStream<Uint8Array> };
-
-export interface Part {
-  filename: string;
-  contentType: string;
-  source: Source;
-}
-
-function isNodeReadable(value: unknown): value is Readable {
-  if (value instanceof Readable) return true;
-  const v = value as { pipe?: unknown; on?: unknown; read?: unknown } | null;
-  return typeof v?.pipe === 'function' && typeof v.on === 'function' && typeof v.read === 'function';
-}
-
-function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
-  return (
-    value instanceof ReadableStream ||
-    typeof (value as { getReader?: unknown } | null)?.getReader === 'function'
-  );
-}
-
-/** The error for a source that failed while its upload was prepared or sent; its own error is the cause. */
-export function sourceFailureError(failure: { filename: string; error: unknown }): ClaimsError {
-  return new ClaimsError(
-    `Upload aborted: reading ${JSON.stringify(failure.filename)} failed: ${errorMessage(failure.error)}`,
-    { cause: failure.error },
-  );
-}
-
-/**
- * Checks one upload item's shape (no file system access) and turns it into a part.
- * Returns the problems instead when there are any.
- */
-export function toPart(value: unknown): Part | string[] {
-  const problems: string[] = [];
-  let filename: unknown;
-  let contentType: unknown;
-  let source: Source | undefined;
-  if (typeof value === 'string') {
-    if (value === '') return ['must be a file path, { path }, or { data, filename }, got an empty string'];
-    source = { kind: 'path', path: value };
-    filename = basename(value);
-  } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const item = value as Record<string, unknown>;
-    contentType = item.contentType;
-    if ('path' in item && item.path !== undefined) {
-      if ('data' in item && item.data !== undefined) return ['give either path or data, not both'];
-      if (typeof item.path !== 'string' || item.path === '') return ['path must be a non-empty string'];
-      source = { kind: 'path', path: item.path };
-      filename = item.filename ?? basename(item.path);
-    } else if ('data' in item && item.data !== undefined) {
-      source = dataSource(item.data, problems);
-      filename = item.filename;
-      if (filename === undefined) problems.push('filename is required with data');
-    } else {
-      return ['must be a file path, { path, filename?, contentType? } or { data, filename, contentType? }'];
-    }
-  } else {
-    return ['must be a file path, { path, filename?, contentType? } or { data, filename, contentType? }'];
-  }
-  if (filename !== undefined) problems.push(...filenameProblems(filename));
-  if (contentType !== undefined && (typeof contentType !== 'string' || !CONTENT_TYPE_RE.test(contentType))) {
-    problems.push(
-      `contentType must be a media type such as "image/jpeg", got ${JSON.stringify(contentType)}`,
-    );
-  }
-  if (problems.length > 0 || !source) return problems;
-  const name = filename as string;
-  return { filename: name, contentType: (contentType as string | undefined) ?? contentTypeFor(name), source };
-}
-
-function dataSource(data: unknown, problems: string[]): Source | undefined {
-  if (data instanceof Uint8Array) {
-    // A view, not a copy: the caller's bytes are sent as they are.
-    return { kind: 'bytes', bytes: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
-  }
-  if (data instanceof Blob) return { kind: 'blob', blob: data };
-  if (isWebStream(data)) {
-    if (data.locked) problems.push('data is a ReadableStream that is locked (already being read)');
-    return { kind: 'web', stream: data as NodeReadableStream<Uint8Array> };
-  }
-  if (isNodeReadable(data)) {
-    if (data.destroyed || data.readableEnded || data.errored)
-      problems.push('data is a stream that was already read or destroyed');
-    return { kind: 'readable', stream: data instanceof Readable ? data : new Readable().wrap(data) };
-  }
-  problems.push('data must be a Buffer/Uint8Array, a Blob, a Node Readable or a web ReadableStream');
-  return undefined;
-}
-
-function filenameProblems(filename: unknown): string[] {
-  if (typeof filename !== 'string' || filename === '') return ['filename must be a non-empty string'];
-  if (CONTROL_RE.test(filename))
-    return ['filename must not contain control characters (such as line breaks)'];
-  try {
-    encodeURIComponent(filename);
-  } catch {
-    return ['filename must be well-formed Unicode text'];
-  }
-  return [];
-}
-
 /** A checked upload, ready to send: the multipart body and what the answer must match. */
 export interface PreparedUpload {
   /** The request body; `open()` builds a fresh multipart stream for each attempt. */
@@ -202,6 +48,12 @@ export interface PreparedUpload {
   /** Set when a source failed while being sent (a caller's stream erroring, a file vanishing). */
   sourceFailure(): { filename: string; error: unknown } | undefined;
 }
+
+/** Checks upload items and builds their multipart body: {@link prepareUpload}, or the edge entry's web one. */
+export type PrepareUpload = (
+  items: readonly unknown[],
+  issuePath: (index: number) => string,
+) => Promise<PreparedUpload>;
 
 /**
  * Checks upload items before anything is sent and builds their multipart body. Paths are
@@ -218,11 +70,12 @@ export async function prepareUpload(
   const parts: Part[] = [];
   const oneShot = new Set<unknown>();
   for (const [i, item] of items.entries()) {
-    const part = toPart(item);
-    if (Array.isArray(part)) {
-      for (const message of part) issues.push({ path: issuePath(i), message });
+    const checked = toPart(item);
+    if (Array.isArray(checked)) {
+      for (const message of checked) issues.push({ path: issuePath(i), message });
       continue;
     }
+    const part = withNodeSource(checked);
     const { source } = part;
     if (source.kind === 'readable' || source.kind === 'web') {
       if (oneShot.has(source.stream)) {
@@ -255,6 +108,23 @@ export async function prepareUpload(
     open: () => openMultipart(parts, sizes, state),
   };
   return { body, filenames: parts.map((p) => p.filename), sourceFailure: () => state.failure };
+}
+
+/**
+ * The part with a source Node's streams take as it is: bytes as a `Buffer` view (not a copy),
+ * and an old-style stream (`pipe`/`on`/`read`, not a `Readable`) wrapped in one.
+ */
+function withNodeSource(part: Part): Part {
+  const { source } = part;
+  if (source.kind === 'bytes') {
+    const { buffer, byteOffset, byteLength } = source.bytes;
+    return { ...part, source: { kind: 'bytes', bytes: Buffer.from(buffer, byteOffset, byteLength) } };
+  }
+  if (source.kind === 'readable' && !(source.stream instanceof Readable)) {
+    const wrapped = new Readable().wrap(source.stream as NodeJS.ReadableStream);
+    return { ...part, source: { kind: 'readable', stream: wrapped } };
+  }
+  return part;
 }
 
 /** Which source failed first, and the body of the attempt in progress, to cut it off. */
@@ -314,24 +184,6 @@ async function statPath(path: string, problem: (message: string) => void): Promi
   return undefined;
 }
 
-/**
- * The part's `Content-Disposition`: form name empty (spec 4.1). `filename` is quoted the way
- * browsers do it (UTF-8, `"` as `%22`), which servers read back inconsistently for anything
- * beyond plain ASCII: busboy reads it as latin1, nothing turns `%22` back into a quote. So a
- * name that is not plain ASCII also gets an RFC 5987 `filename*`, which busboy, ASP.NET,
- * Go and Python parsers prefer and decode exactly.
- */
-export function contentDisposition(filename: string): string {
-  const quoted = filename.replace(/"/g, '%22');
-  const header = `form-data; name=""; filename="${quoted}"`;
-  if (/^[\x20-\x7e]*$/.test(filename) && !/["%\\]/.test(filename)) return header;
-  const encoded = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `${header}; filename*=UTF-8''${encoded}`;
-}
-
 // Buffers are handed on in slices so the transport's progress timeout sees steady writes.
 const BYTES_CHUNK = 1024 * 1024;
 
@@ -380,11 +232,6 @@ async function openMultipart(
   return { stream: body, headers };
 }
 
-/** An error's message, for a message of ours that wraps it. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 function openSource(
   source: Source,
   createReadStream: typeof import('node:fs').createReadStream | undefined,
@@ -395,13 +242,13 @@ function openSource(
         highWaterMark: 256 * 1024,
       });
     case 'bytes':
-      return Readable.from(slices(source.bytes), { objectMode: false });
+      return Readable.from(slices(source.bytes as Buffer), { objectMode: false });
     case 'blob':
       return Readable.fromWeb(source.blob.stream() as NodeReadableStream<Uint8Array>);
     case 'readable':
       return source.stream;
     case 'web':
-      return Readable.fromWeb(source.stream);
+      return Readable.fromWeb(source.stream as NodeReadableStream<Uint8Array>);
   }
 }
 

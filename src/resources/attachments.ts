@@ -1,11 +1,20 @@
 import { ClaimsResponseValidationError, ClaimsValidationError } from '../errors.js';
 import type { UploadedAttachment } from '../schemas/attachments.js';
 import { schemas } from '../schemas/load.js';
-import type { CallOptions } from '../transport.js';
-import { prepareUpload, sourceFailureError, type UploadItem } from '../uploads.js';
+import type { CallOptions, Transport } from '../transport.js';
+import { sourceFailureError } from '../uploads/parts.js';
+import type { PrepareUpload, UploadItem } from '../uploads.js';
 import { Resource } from './resource.js';
 
 export class Attachments extends Resource {
+  /** @param prepareUpload the runtime's multipart builder (Node streams, or web streams on the edge). */
+  constructor(
+    transport: Transport,
+    private readonly prepareUpload: PrepareUpload,
+  ) {
+    super(transport);
+  }
+
   /**
    * Uploads one or more files in one multipart request (POST `/attachments`), one part per
    * file with an empty form name. Files are streamed from disk or from the given data, never
@@ -28,7 +37,7 @@ export class Attachments extends Resource {
       throw new ClaimsValidationError([{ path: 'files', message: 'give at least one file to upload' }]);
     }
     const s = await schemas();
-    const prepared = await prepareUpload(list, (i) => (Array.isArray(files) ? `files[${i}]` : 'files'));
+    const prepared = await this.prepareUpload(list, (i) => (Array.isArray(files) ? `files[${i}]` : 'files'));
     let uploaded: UploadedAttachment[];
     try {
       uploaded = await this.transport.request(

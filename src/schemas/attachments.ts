@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { toPart, type UploadItem } from '../uploads.js';
+import { toPart } from '../uploads/parts.js';
+import type { UploadItem } from '../uploads.js';
 import { HttpUrl, UuidString } from './common.js';
 
 /** zod check of an upload item's shape, for `{ file }` attachment references. */

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Dispatcher, request as undiciRequest } from 'undici';
 import { ClaimsConnectionError, ClaimsTimeoutError } from '../errors.js';
 import { abortError } from './abort.js';
@@ -29,7 +30,8 @@ export const undiciWire: Wire = async (req) => {
       path: req.path,
       method: req.method as Dispatcher.HttpMethod,
       headers: req.headers,
-      body: req.body,
+      // Only the Node entry uses this wire, and its uploads are Node streams, never web ones.
+      body: req.body as string | Readable | undefined,
       signal: req.signal,
       headersTimeout: req.timeoutMs,
       bodyTimeout: req.timeoutMs,
