@@ -1,0 +1,59 @@
+/** The edge entry's client: `fetch` is its only wire, by default the runtime's global one. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ClaimsClient, ClaimsError, NotFoundError } from '../../src/edge.js';
+import { incident } from '../helpers/fixtures.js';
+import { json, type Recorded, useRecordingServer } from '../helpers/recording-server.js';
+
+const TOKEN = 'tok_edge';
+const server = useRecordingServer();
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('edge ClaimsClient', () => {
+  it('sends through globalThis.fetch, looked up on each call (a stub set after the client is built is used)', async () => {
+    const client = new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN });
+    const realFetch = globalThis.fetch;
+    const spy = vi.fn((url: string, init: RequestInit) => realFetch(url, init));
+    vi.stubGlobal('fetch', spy);
+    server.handle((_req, res) => json(res, 201, { incidentId: 'INC-7' }));
+    await expect(client.incidents.create(incident)).resolves.toEqual({ incidentId: 'INC-7' });
+    expect(spy).toHaveBeenCalledTimes(1);
+    const [req] = server.requests as [Recorded];
+    expect(req.method).toBe('POST');
+    expect(req.path).toBe('/incidents');
+    expect(req.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(req.json).toEqual(incident);
+    expect(req.headers['user-agent']).toMatch(/^claims-notification-sdk\/\S+ \S+$/);
+  });
+
+  it('answers errors with the same classes as the Node entry', async () => {
+    const client = new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN });
+    server.handle((_req, res) => json(res, 404, { message: 'no such incident' }));
+    const error = await client.events
+      .create('INC-404', { eventType: 'Event Log Entry', category: 'Other', detail: 'x' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as NotFoundError).status).toBe(404);
+  });
+
+  it('without a global fetch and no fetch option: a ClaimsError that says to give one; nothing is sent', async () => {
+    const client = new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 0 });
+    vi.stubGlobal('fetch', undefined);
+    const error = await client.metadata.programmes().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsError);
+    expect(String((error as Error).message)).toContain('give the client one with the `fetch` option');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('uses the fetch it is given instead', async () => {
+    const given = vi.fn(
+      async () => new Response('[]', { status: 200, headers: { 'content-type': 'application/json' } }),
+    );
+    const client = new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN, fetch: given });
+    await expect(client.subscriptions.list(7)).resolves.toEqual([]);
+    expect(given).toHaveBeenCalledTimes(1);
+    expect(server.requests).toHaveLength(0);
+  });
+});
