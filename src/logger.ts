@@ -7,6 +7,8 @@
  * when logging is off a request pays for one property read per log point and nothing else.
  */
 
+import { envVar } from './internal/env.js';
+
 /**
  * Where log lines go: any object with console-style methods (`console`, pino, winston...).
  * Each method is called with one message string and, at most, one object of details.
@@ -98,10 +100,7 @@ export class RequestLog {
  */
 export function resolveLog(
   options: { logger?: Logger | undefined; logLevel?: LogLevel | undefined },
-  // Edge runtimes have no `process` (workerd without nodejs_compat): then no variable is set.
-  env: Record<string, string | undefined> = (
-    globalThis as { process?: { env?: Record<string, string | undefined> } }
-  ).process?.env ?? {},
+  env: Record<string, string | undefined> = { [LOG_ENV]: envVar(LOG_ENV) },
 ): RequestLog {
   const fromEnv = env[LOG_ENV]?.trim().toLowerCase();
   const level: LogLevel =

@@ -9,7 +9,8 @@ import type { Platform } from './types.js';
 export const nodePlatform: Platform = {
   runtime: `node/${process.versions.node}`,
   defaultWire: () => undiciWire,
-  fetchWire: (fetch) => fetchWire(fetch, (body) => Readable.toWeb(body) as ReadableStream<Uint8Array>),
+  fetchWire: (fetch) =>
+    fetchWire(fetch, { nodeBodyToWeb: (body) => Readable.toWeb(body) as ReadableStream<Uint8Array> }),
   prepareUpload,
 };
 

@@ -4,6 +4,9 @@ import { prepareWebUpload } from '../uploads/web-multipart.js';
 import { type FetchLike, fetchWire } from '../wire/fetch-wire.js';
 import type { Platform } from './types.js';
 
+// workerd refuses `redirect: 'error'` (see FetchWireRuntime); the Node entry keeps it.
+const EDGE_FETCH = { streamRedirect: 'manual' } as const;
+
 /**
  * Runtimes without Node (workerd, Deno, Bun, browsers): every call goes through `fetch`, the
  * client's own or the runtime's `globalThis.fetch`, and uploads are built from web streams.
@@ -11,8 +14,8 @@ import type { Platform } from './types.js';
  */
 export const webPlatform: Platform = {
   runtime: runtimeName(),
-  defaultWire: () => fetchWire(globalFetch),
-  fetchWire: (fetch) => fetchWire(fetch),
+  defaultWire: () => fetchWire(globalFetch, EDGE_FETCH),
+  fetchWire: (fetch) => fetchWire(fetch, EDGE_FETCH),
   prepareUpload: prepareWebUpload,
 };
 

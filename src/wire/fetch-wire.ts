@@ -13,15 +13,29 @@ export type FetchLike = (url: string, init: RequestInit & { duplex?: 'half' }) =
  */
 export type NodeBodyToWeb = (body: Readable) => ReadableStream<Uint8Array>;
 
+/** What the fetch wire needs to know of the runtime it runs on. */
+export interface FetchWireRuntime {
+  /** Given on Node only, where uploads are Node streams. */
+  nodeBodyToWeb?: NodeBodyToWeb;
+  /**
+   * `redirect` for a streamed body. `'error'` keeps undici's fetch from holding the whole body
+   * in case a redirect needs it again; workerd refuses `'error'` (a TypeError before anything
+   * is sent), so the edge entry uses `'manual'`: a 3xx is an error answer either way.
+   * @default 'error'
+   */
+  streamRedirect?: 'error' | 'manual';
+}
+
 /**
  * A wire over a user-given `fetch` (msw in tests, edge runtimes). fetch has no
  * progress timeout of its own, so one timer per attempt is restarted on each body chunk.
  * A streamed body is sent with `redirect: 'error'`: otherwise fetch keeps the whole body in
  * memory in case a redirect needs it again.
  */
-export function fetchWire(fetchFn: FetchLike, nodeBodyToWeb?: NodeBodyToWeb): Wire {
+export function fetchWire(fetchFn: FetchLike, runtime: FetchWireRuntime = {}): Wire {
+  const streamRedirect = runtime.streamRedirect ?? 'error';
   return async (req) => {
-    const attempt = new AttemptControl(req, nodeBodyToWeb);
+    const attempt = new AttemptControl(req, runtime.nodeBodyToWeb);
     try {
       const streamed = req.body !== undefined && typeof req.body !== 'string';
       const response = await fetchFn(req.url, {
@@ -31,7 +45,7 @@ export function fetchWire(fetchFn: FetchLike, nodeBodyToWeb?: NodeBodyToWeb): Wi
         body: streamed ? attempt.watchUpload(req.body as StreamedBody) : (req.body as string | undefined),
         signal: attempt.signal,
         // Redirects are not followed (a 3xx is an error answer, as on the default wire).
-        redirect: streamed ? ('error' as const) : ('manual' as const),
+        redirect: streamed ? streamRedirect : ('manual' as const),
         ...(streamed ? { duplex: 'half' as const } : {}),
       });
       attempt.progress();

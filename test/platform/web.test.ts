@@ -56,4 +56,17 @@ describe('edge ClaimsClient', () => {
     expect(given).toHaveBeenCalledTimes(1);
     expect(server.requests).toHaveLength(0);
   });
+
+  it("sends an upload with redirect 'manual' (workerd refuses 'error'), the body as a web stream", async () => {
+    const seen: RequestInit[] = [];
+    const given = vi.fn(async (_url: string, init: RequestInit) => {
+      seen.push(init);
+      await new Response(init.body).arrayBuffer();
+      return Response.json([{ filename: 'a.txt', attachmentId: '3f2c1b0a-9d8e-4f7a-8b6c-5d4e3f2a1b0c' }]);
+    });
+    const client = new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN, fetch: given });
+    await client.attachments.upload({ data: new Uint8Array([1, 2, 3]), filename: 'a.txt' });
+    expect(seen[0]?.redirect).toBe('manual');
+    expect(seen[0]?.body).toBeInstanceOf(ReadableStream);
+  });
 });
