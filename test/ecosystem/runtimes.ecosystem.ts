@@ -126,11 +126,12 @@ async function runtimeDir(name: RuntimeName): Promise<{ dir: string } | { skip: 
         timeout: INSTALL_TIMEOUT_MS,
       });
     } catch (error) {
-      const detail = String((error as { stderr?: string }).stderr || (error as Error).message)
+      const lines = String((error as { stderr?: string }).stderr || (error as Error).message)
         .trim()
-        .split('\n')
-        .slice(-2)
-        .join(' ');
+        .split('\n');
+      // npm's own summary ("npm error code ECONNREFUSED", "npm error FetchError: request to … failed"), not its advice.
+      const telling = lines.filter((l) => /npm error (code |FetchError|notarget|network)/.test(l));
+      const detail = (telling.length > 0 ? telling : lines.slice(-1)).join('; ');
       return {
         skip: `npm install ${spec} failed (offline, or no build for ${process.platform}-${process.arch}): ${detail}`,
       };
