@@ -3,7 +3,13 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type FormData from 'form-data';
 import { ClaimsValidationError, type ValidationIssue } from './errors.js';
 import type { StreamBody } from './transport.js';
-import { contentDisposition, type Part, type Source, sourceFailureError, toPart } from './uploads/parts.js';
+import {
+  checkItems,
+  contentDisposition,
+  type Part,
+  type Source,
+  sourceFailureError,
+} from './uploads/parts.js';
 
 // Kept importable from here, where they lived before the edge entry needed them without Node.
 export {
@@ -66,29 +72,7 @@ export async function prepareUpload(
   items: readonly unknown[],
   issuePath: (index: number) => string,
 ): Promise<PreparedUpload> {
-  const issues: ValidationIssue[] = [];
-  const parts: Part[] = [];
-  const oneShot = new Set<unknown>();
-  for (const [i, item] of items.entries()) {
-    const checked = toPart(item);
-    if (Array.isArray(checked)) {
-      for (const message of checked) issues.push({ path: issuePath(i), message });
-      continue;
-    }
-    const part = withNodeSource(checked);
-    const { source } = part;
-    if (source.kind === 'readable' || source.kind === 'web') {
-      if (oneShot.has(source.stream)) {
-        issues.push({
-          path: issuePath(i),
-          message: 'the same stream is given twice; it can be read only once',
-        });
-      }
-      oneShot.add(source.stream);
-    }
-    parts.push(part);
-  }
-  if (issues.length > 0) throw new ClaimsValidationError(issues);
+  const parts = checkItems(items, issuePath).map(withNodeSource);
 
   // Checked in parallel; problems are reported in the order of the items, not of completion.
   const found: ValidationIssue[][] = parts.map(() => []);

@@ -5,7 +5,7 @@
  * check, which loads with every call).
  */
 import type { Readable } from 'node:stream';
-import { ClaimsError } from '../errors.js';
+import { ClaimsError, ClaimsValidationError, type ValidationIssue } from '../errors.js';
 
 /**
  * Content types for the files claims usually carry, by lower-case extension. A table of our
@@ -141,6 +141,47 @@ export function toPart(value: unknown): Part | string[] {
   if (problems.length > 0 || !source) return problems;
   const name = filename as string;
   return { filename: name, contentType: (contentType as string | undefined) ?? contentTypeFor(name), source };
+}
+
+/**
+ * Checks every item ({@link toPart}) and that no stream is given twice, and returns the parts.
+ * `refuse` says why a source cannot be read on this runtime (the edge build: paths and Node
+ * streams), or nothing when it can.
+ * @throws ClaimsValidationError listing every problem, each at `issuePath(i)`.
+ */
+export function checkItems(
+  items: readonly unknown[],
+  issuePath: (index: number) => string,
+  refuse: (source: Source) => string | undefined = () => undefined,
+): Part[] {
+  const issues: ValidationIssue[] = [];
+  const parts: Part[] = [];
+  const oneShot = new Set<unknown>();
+  for (const [i, item] of items.entries()) {
+    const part = toPart(item);
+    if (Array.isArray(part)) {
+      for (const message of part) issues.push({ path: issuePath(i), message });
+      continue;
+    }
+    const refused = refuse(part.source);
+    if (refused !== undefined) {
+      issues.push({ path: issuePath(i), message: refused });
+      continue;
+    }
+    const { source } = part;
+    if (source.kind === 'readable' || source.kind === 'web') {
+      if (oneShot.has(source.stream)) {
+        issues.push({
+          path: issuePath(i),
+          message: 'the same stream is given twice; it can be read only once',
+        });
+      }
+      oneShot.add(source.stream);
+    }
+    parts.push(part);
+  }
+  if (issues.length > 0) throw new ClaimsValidationError(issues);
+  return parts;
 }
 
 function dataSource(data: unknown, problems: string[]): Source | undefined {

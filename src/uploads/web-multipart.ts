@@ -3,12 +3,11 @@
  * multipart body is built as a web `ReadableStream`, read part by part as fetch sends it.
  * The wire format is the Node entry's byte for byte (form-data's layout, our part headers).
  */
-import { ClaimsValidationError, type ValidationIssue } from '../errors.js';
 import { utf8Bytes } from '../internal/bytes.js';
 import type { StreamBody } from '../transport.js';
 import type { PreparedUpload } from '../uploads.js';
 import type { WebStreamBody } from '../wire/types.js';
-import { contentDisposition, type Part, toPart } from './parts.js';
+import { checkItems, contentDisposition, type Part } from './parts.js';
 
 /** Why an item that only Node can read is refused here, and what to give instead. */
 const NEEDS_NODE: Readonly<Record<'path' | 'readable', string>> = {
@@ -31,32 +30,9 @@ export async function prepareWebUpload(
   items: readonly unknown[],
   issuePath: (index: number) => string,
 ): Promise<PreparedUpload> {
-  const issues: ValidationIssue[] = [];
-  const parts: Part[] = [];
-  const oneShot = new Set<unknown>();
-  for (const [i, item] of items.entries()) {
-    const part = toPart(item);
-    if (Array.isArray(part)) {
-      for (const message of part) issues.push({ path: issuePath(i), message });
-      continue;
-    }
-    const { source } = part;
-    if (source.kind === 'path' || source.kind === 'readable') {
-      issues.push({ path: issuePath(i), message: NEEDS_NODE[source.kind] });
-      continue;
-    }
-    if (source.kind === 'web') {
-      if (oneShot.has(source.stream)) {
-        issues.push({
-          path: issuePath(i),
-          message: 'the same stream is given twice; it can be read only once',
-        });
-      }
-      oneShot.add(source.stream);
-    }
-    parts.push(part);
-  }
-  if (issues.length > 0) throw new ClaimsValidationError(issues);
+  const parts = checkItems(items, issuePath, (source) =>
+    source.kind === 'path' || source.kind === 'readable' ? NEEDS_NODE[source.kind] : undefined,
+  );
 
   const state: UploadState = { failure: undefined };
   const body: StreamBody = {
