@@ -60,17 +60,14 @@ function openWebMultipart(
   );
   const closing = utf8Bytes(`--${boundary}--\r\n`);
   const headers: Record<string, string> = { 'content-type': `multipart/form-data; boundary=${boundary}` };
-  let length = closing.byteLength;
-  for (const [i, part] of parts.entries()) {
-    const size = sizeOf(part);
-    if (size === undefined) {
-      length = Number.NaN;
-      break;
-    }
-    length += (heads[i] as Uint8Array).byteLength + size + CRLF.byteLength;
-  }
+  const sizes = parts.map(sizeOf);
   // Sizes are all known for bytes and blobs: then send Content-Length, else chunked.
-  if (!Number.isNaN(length)) headers['content-length'] = String(length);
+  if (sizes.every((size) => size !== undefined)) {
+    let length = closing.byteLength;
+    for (const [i, size] of sizes.entries())
+      length += (heads[i] as Uint8Array).byteLength + size + CRLF.byteLength;
+    headers['content-length'] = String(length);
+  }
   return { stream: new WebMultipart(parts, heads, closing, state), headers };
 }
 
