@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import { ClaimsValidationError, type ValidationIssue } from './errors.js';
 import {
   headerIssues,
@@ -15,6 +16,7 @@ import { Subscriptions } from './resources/subscriptions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { type AccessTokenProvider, Transport } from './transport.js';
 import { VERSION } from './version.js';
+import type { TlsOptions } from './wire/dispatcher.js';
 import type { FetchLike } from './wire/fetch-wire.js';
 
 /** Options of `ClaimsClient`. */
@@ -23,7 +25,9 @@ export interface ClaimsClientOptions {
   baseUrl: string;
   /**
    * The bearer token, or a function returning one (sync or async). A function is called for
-   * every request, and once more after a 401, when the request is sent once more.
+   * every request, and once more after a 401 (with `{ forceRefresh: true }`), when the request
+   * is sent once more. For OAuth 2 client credentials, see `clientCredentials` in
+   * `claims-notification-sdk/auth`.
    */
   accessToken: string | AccessTokenProvider;
   /**
@@ -39,9 +43,24 @@ export interface ClaimsClientOptions {
   maxRetries?: number;
   /**
    * A fetch-compatible function to send requests with (msw in tests, edge runtimes).
-   * By default requests go through `undici.request` on undici's global dispatcher.
+   * By default requests go through undici on the client's own dispatcher (see `dispatcher`);
+   * on the edge build (workerd, Deno, Bun, browsers), through the runtime's `globalThis.fetch`.
    */
   fetch?: FetchLike;
+  /**
+   * The undici dispatcher to send requests through (a `MockAgent` in tests, a `ProxyAgent`, an
+   * `Agent` with settings of your own). It is yours: `client.close()` leaves it open.
+   * By default the client makes its own (never undici's process-wide global one): an `Agent`,
+   * or an `EnvHttpProxyAgent` when `HTTPS_PROXY`/`HTTP_PROXY` is set (honouring `NO_PROXY`),
+   * with `tls` applied. Not used with `fetch`. Node only: the edge build refuses it.
+   */
+  dispatcher?: Dispatcher;
+  /**
+   * Client certificate and trust for mutual TLS, applied to the client's own dispatcher.
+   * Node only: the edge build refuses it (set up mutual TLS in the runtime, give its `fetch`).
+   * @example tls: { cert: readFileSync('client.crt'), key: readFileSync('client.key'), ca: readFileSync('ca.crt') }
+   */
+  tls?: TlsOptions;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
   /** Appended to the SDK's own User-Agent, e.g. `my-broker-portal/2.1`. */
@@ -90,8 +109,16 @@ export class ClaimsClientBase {
   /** Webhook subscriptions: `create`, `list`, `update`. */
   readonly subscriptions: Subscriptions;
 
+  /** Ends what the default wire holds open (the Node entry's own dispatcher); a no-op otherwise. */
+  readonly #closeWire: () => Promise<void>;
+
   constructor(options: ClaimsClientOptions, platform: Platform) {
-    const baseUrl = checkOptions(options);
+    const baseUrl = checkOptions(options, platform);
+    // A given fetch is the caller's to close; the default wire may hold connections of its own.
+    const { wire, close } = options.fetch
+      ? { wire: platform.fetchWire(options.fetch), close: async () => undefined }
+      : platform.defaultWire(options);
+    this.#closeWire = close;
     const transport = new Transport({
       baseUrl,
       accessToken: options.accessToken,
@@ -99,7 +126,7 @@ export class ClaimsClientBase {
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: options.headers ?? {},
       userAgent: userAgent(options.userAgent, platform.runtime),
-      wire: options.fetch ? platform.fetchWire(options.fetch) : platform.defaultWire(),
+      wire,
       log: resolveLog(options),
     });
     this.attachments = new Attachments(transport, platform.prepareUpload);
@@ -109,6 +136,23 @@ export class ClaimsClientBase {
     this.webhooks = new Webhooks(transport);
     this.subscriptions = new Subscriptions(transport);
   }
+
+  /**
+   * Closes the client's own connections once the requests still running finish; later calls
+   * reject with a `ClaimsError` (outcome `not_sent`). A `dispatcher` or `fetch` you gave is
+   * left as it is. Also runs at the end of an `await using` block. On the edge build, which
+   * holds no connections of its own (the runtime's `fetch` does), it does nothing.
+   *
+   * @example
+   * await using client = new ClaimsClient({ baseUrl, accessToken });
+   */
+  async close(): Promise<void> {
+    await this.#closeWire();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
 }
 
 function userAgent(extra: string | undefined, runtime: string): string {
@@ -116,7 +160,7 @@ function userAgent(extra: string | undefined, runtime: string): string {
   return extra ? `${own} ${extra}` : own;
 }
 
-function checkOptions(options: ClaimsClientOptions): string {
+function checkOptions(options: ClaimsClientOptions, platform: Platform): string {
   const issues: ValidationIssue[] = [];
   let baseUrl = '';
   try {
@@ -153,6 +197,7 @@ function checkOptions(options: ClaimsClientOptions): string {
   if (options?.fetch !== undefined && typeof options.fetch !== 'function') {
     issues.push({ path: 'fetch', message: 'must be a fetch-compatible function' });
   }
+  issues.push(...platform.connectionOptionIssues(options));
   if (options?.logger !== undefined && !isLogger(options.logger)) {
     issues.push({ path: 'logger', message: 'must have debug, info, warn and error methods' });
   }

@@ -36,5 +36,6 @@ export {
   extendedFieldsFrom,
   requiredExtendedFields,
 } from './extended-fields.js';
+export { outcomeOf } from './outcome.js';
 export { ClaimsClient } from './platform/web.js';
 export { VERSION } from './version.js';

@@ -1,9 +1,34 @@
+import { type Outcome, outcomeOf, setOutcome } from './outcome.js';
+import { isNeverSent } from './retry.js';
+
+/** What every SDK error may be built with. */
+export interface ClaimsErrorOptions {
+  /** The underlying error. */
+  cause?: unknown;
+  /** What the server may have done; each class has its own default. */
+  outcome?: Outcome;
+}
+
 /**
  * Every error the SDK throws (apart from a user's own abort, which is the platform's
  * `AbortError`) extends {@link ClaimsError}.
  */
 export class ClaimsError extends Error {
   override name = 'ClaimsError';
+
+  constructor(message: string, options: ClaimsErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    setOutcome(this, options.outcome ?? 'not_sent');
+  }
+
+  /**
+   * What the server may have done with the call: `'not_sent'` (safe to send again),
+   * `'rejected'` (a 4xx: it refused), `'unknown'` (it **may have acted**: a claim may exist),
+   * `'processed'` (a 2xx whose answer is unusable). See README "Errors".
+   */
+  get outcome(): Outcome {
+    return outcomeOf(this) ?? 'not_sent';
+  }
 }
 
 /** One problem with a request argument or body, found before anything was sent. */
@@ -34,15 +59,26 @@ export class ClaimsResponseValidationError extends ClaimsError {
   readonly issues: ValidationIssue[];
 
   constructor(body: unknown, issues: ValidationIssue[], context: string) {
-    super(describeIssues(`Unexpected response from ${context}`, issues));
+    // A 2xx came: the server acted, whatever is wrong with what it said.
+    super(describeIssues(`Unexpected response from ${context}`, issues), { outcome: 'processed' });
     this.body = body;
     this.issues = issues;
   }
 }
 
-/** No HTTP answer was received: connection refused or reset, DNS failure, socket error. */
+/**
+ * No HTTP answer was received: connection refused or reset, DNS failure, socket error.
+ * `outcome` is `'not_sent'` when the connection was never opened, else `'unknown'`.
+ */
 export class ClaimsConnectionError extends ClaimsError {
   override name = 'ClaimsConnectionError';
+
+  constructor(message: string, options: ClaimsErrorOptions = {}) {
+    super(message, {
+      ...options,
+      outcome: options.outcome ?? (isNeverSent(options.cause) ? 'not_sent' : 'unknown'),
+    });
+  }
 }
 
 /** One attempt went longer than `timeoutMs` without progress. */
@@ -78,7 +114,10 @@ export class ClaimsApiError extends ClaimsError {
   readonly url: string;
 
   constructor(init: ApiErrorInit) {
-    super(`${init.status} ${init.method} ${init.url}${summariseBody(init.body)}`);
+    // A 4xx is a refusal; a 5xx (or an unfollowed 3xx) may come after the server acted.
+    super(`${init.status} ${init.method} ${init.url}${summariseBody(init.body)}`, {
+      outcome: init.status >= 400 && init.status < 500 ? 'rejected' : 'unknown',
+    });
     this.status = init.status;
     this.body = init.body;
     this.headers = init.headers;
@@ -169,7 +208,8 @@ export type WebhookVerificationReason = 'missing_header' | 'invalid_header' | 'i
 
 /**
  * A webhook delivery failed verification: its extra header was missing or wrong, or its body
- * was not the expected JSON. Answer such a request with 401 (header) or 400 (body).
+ * was not the expected JSON, was larger than the cap, or was cut off by the sender (all three
+ * `invalid_body`). Answer such a request with 401 (header) or 400 (body).
  */
 export class WebhookVerificationError extends ClaimsError {
   override name = 'WebhookVerificationError';
@@ -177,8 +217,13 @@ export class WebhookVerificationError extends ClaimsError {
   /** What was wrong with the body, for `invalid_body`. */
   readonly issues: ValidationIssue[];
 
-  constructor(reason: WebhookVerificationReason, message: string, issues: ValidationIssue[] = []) {
-    super(message);
+  constructor(
+    reason: WebhookVerificationReason,
+    message: string,
+    issues: ValidationIssue[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
     this.reason = reason;
     this.issues = issues;
   }

@@ -17,6 +17,7 @@ export {
   ClaimsApiError,
   ClaimsConnectionError,
   ClaimsError,
+  type ClaimsErrorOptions,
   ClaimsResponseValidationError,
   ClaimsTimeoutError,
   ClaimsValidationError,
@@ -40,6 +41,7 @@ export {
   requiredExtendedFields,
 } from './extended-fields.js';
 export type { Logger, LogLevel } from './logger.js';
+export { type Outcome, outcomeOf } from './outcome.js';
 export { ClaimsClient } from './platform/node.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';
 export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
@@ -56,8 +58,8 @@ export type {
   SubscriptionPatch,
 } from './schemas/subscriptions.js';
 export type { WebhookPatch } from './schemas/webhooks.js';
-export type { AccessTokenProvider, CallOptions } from './transport.js';
-export type { UploadData, UploadItem, UploadPath } from './uploads.js';
+export type { AccessTokenContext, AccessTokenProvider, CallOptions } from './transport.js';
+export type { UploadData, UploadItem, UploadPath } from './uploads/index.js';
 export { VERSION } from './version.js';
 export {
   receiveWebhook,
@@ -65,4 +67,5 @@ export {
   type WebhookHeaders,
   type WebhookVerifyOptions,
 } from './webhook-receiver.js';
+export type { TlsOptions } from './wire/dispatcher.js';
 export type { FetchLike } from './wire/fetch-wire.js';

@@ -12,7 +12,9 @@ import { callOptionIssues, isSendableToken } from './internal/options.js';
 import { sleep } from './internal/sleep.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, REDACTED, RequestLog } from './logger.js';
+import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
+import { type CallSpan, traceCall } from './telemetry/call-span.js';
 import { abortError } from './wire/abort.js';
 import type { StreamedBody, Wire, WireResponse } from './wire/types.js';
 
@@ -28,8 +30,20 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** A token, or a function giving one; the function is asked again once after a 401. */
-export type AccessTokenProvider = () => string | Promise<string>;
+/** What the transport tells a token provider when it asks for a token. */
+export interface AccessTokenContext {
+  /**
+   * True when the API has just refused the token with 401 and the request will be sent once
+   * more: a provider that caches must return a new token, not the cached one.
+   */
+  forceRefresh: boolean;
+}
+
+/**
+ * A token, or a function giving one; the function is asked again once after a 401, then with
+ * `{ forceRefresh: true }`. A function that takes no argument works as well.
+ */
+export type AccessTokenProvider = (context?: AccessTokenContext) => string | Promise<string>;
 
 /** A streamed request body (multipart upload), opened anew for each attempt. */
 export interface StreamBody {
@@ -43,6 +57,11 @@ export interface RequestSpec<T> {
   method: 'GET' | 'POST' | 'PATCH';
   /** Path below the base URL, ids already encoded with the `path` tag. */
   path: string;
+  /**
+   * The path as the API documents it, ids as placeholders (`/incidents/{incidentId}/events`):
+   * names the call's span. @default `path`
+   */
+  route?: string;
   query?: Record<string, string>;
   /** Arguments to validate before sending, by name: `[schema, value]`. */
   params?: Record<string, readonly [ZodType, unknown]>;
@@ -111,7 +130,13 @@ export class Transport {
   }
 
   /** Validates, sends (with retries) and parses one call. */
-  async request<T>(spec: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+  request<T>(spec: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+    // OpenTelemetry (src/telemetry): without a registered tracer provider, one property read.
+    const traced = traceCall(spec.method, spec.route ?? spec.path);
+    return traced ? traced((span) => this.#request(spec, options, span)) : this.#request(spec, options);
+  }
+
+  async #request<T>(spec: RequestSpec<T>, options: CallOptions, span?: CallSpan): Promise<T> {
     if (
       options.timeoutMs !== undefined ||
       options.maxRetries !== undefined ||
@@ -138,96 +163,119 @@ export class Transport {
     const signal = options.signal;
 
     const log = this.#log;
+    const wire = span ? span.wire(config.wire) : config.wire;
     let refreshedToken = false;
-    // `attempt` counts every request sent (for logs); `retry` only those counted by maxRetries.
-    for (let retry = 0, attempt = 1; ; retry++, attempt++) {
-      if (signal?.aborted) throw abortError(signal);
-      // A static token needs no await: one promise and microtask less per request.
-      const source = config.accessToken;
-      const token = typeof source === 'string' ? source : await this.#token(refreshedToken);
-      if (!shared) headers.authorization = `Bearer ${token}`;
-      let wireBody: string | StreamedBody | undefined = body;
-      if (spec.stream) {
-        const opened = await spec.stream.open();
-        Object.assign(headers, opened.headers);
-        wireBody = opened.stream;
-      }
-      // The token provider and the upload's open() may have taken a while: an abort meanwhile
-      // means nothing may be sent.
-      if (signal?.aborted) {
-        if (typeof wireBody === 'object') wireBody.destroy();
-        throw abortError(signal);
-      }
-      // Logging off costs one boolean read per point: no object or string is built.
-      if (log.debugOn) logAttemptStart(log, { method, url, attempt, headers }, wireBody, token);
-      const started = log.debugOn ? performance.now() : 0;
-
-      let response: WireResponse;
-      try {
-        response = await config.wire({
-          url,
-          origin: this.#origin,
-          path,
-          method,
-          headers,
-          body: wireBody,
-          signal,
-          timeoutMs,
-        });
-        // Inside the try: a body that stalls or is cut off is a network failure too.
-        // Only 2xx is success: a 3xx is not followed (the API documents none, and following
-        // one would send a claim again), so it is an error like any other answer.
-        if (response.status >= 200 && response.status < 300) {
-          const value = await parseSuccess(spec, response, method, url);
-          if (log.debugOn) logAttemptEnd(log, { method, url, attempt }, response.status, started);
-          return value;
+    // What the server may have done: `current` for the attempt under way, `earlier` whether a
+    // previous attempt may have been acted on (a 503, a reset after sending). A failure's
+    // outcome is settled from both when it leaves this call.
+    let current: Outcome = 'not_sent';
+    let earlier = false;
+    try {
+      // `attempt` counts every request sent (for logs); `retry` only those counted by maxRetries.
+      for (let retry = 0, attempt = 1; ; retry++, attempt++) {
+        current = 'not_sent';
+        if (signal?.aborted) throw abortError(signal);
+        // A static token needs no await: one promise and microtask less per request.
+        const source = config.accessToken;
+        const token = typeof source === 'string' ? source : await this.#token(refreshedToken);
+        if (!shared) headers.authorization = `Bearer ${token}`;
+        let wireBody: string | StreamedBody | undefined = body;
+        if (spec.stream) {
+          const opened = await spec.stream.open();
+          Object.assign(headers, opened.headers);
+          wireBody = opened.stream;
         }
-      } catch (error) {
+        // The token provider and the upload's open() may have taken a while: an abort meanwhile
+        // means nothing may be sent.
+        if (signal?.aborted) {
+          if (typeof wireBody === 'object') wireBody.destroy();
+          throw abortError(signal);
+        }
+        // Logging off costs one boolean read per point: no object or string is built.
+        if (log.debugOn) logAttemptStart(log, { method, url, attempt, headers }, wireBody, token);
+        const started = log.debugOn ? performance.now() : 0;
+
+        let response: WireResponse;
+        current = 'unknown';
+        try {
+          response = await wire({
+            url,
+            origin: this.#origin,
+            path,
+            method,
+            headers,
+            body: wireBody,
+            signal,
+            timeoutMs,
+          });
+          // Inside the try: a body that stalls or is cut off is a network failure too.
+          // Only 2xx is success: a 3xx is not followed (the API documents none, and following
+          // one would send a claim again), so it is an error like any other answer.
+          if (response.status >= 200 && response.status < 300) {
+            current = 'processed';
+            const value = await parseSuccess(spec, response, method, url);
+            if (log.debugOn) logAttemptEnd(log, { method, url, attempt }, response.status, started);
+            return value;
+          }
+        } catch (error) {
+          if (typeof wireBody === 'object') wireBody.destroy();
+          if (log.debugOn && error instanceof Error)
+            logAttemptEnd(log, { method, url, attempt }, error, started);
+          if (!(error instanceof ClaimsConnectionError)) throw error;
+          current = error.outcome;
+          const failure = { kind: 'network', notConnected: isNotConnected(error.cause) } as const;
+          if (retry < maxRetries && shouldRetry(method, failure)) {
+            earlier ||= current === 'unknown';
+            current = 'not_sent';
+            const delay = backoffDelay(retry);
+            if (log.infoOn) logRetry(log, { method, url, attempt }, delay, error.name);
+            span?.retry(delay, error.name);
+            await wait(delay, signal);
+            continue;
+          }
+          throw error;
+        }
+
+        const status = response.status;
+        current = status >= 400 && status < 500 ? 'rejected' : 'unknown';
+        // An error answer may come before the upload was all read (an early 429): stop sending it,
+        // before reading the answer, which a caller's abort may cut short.
         if (typeof wireBody === 'object') wireBody.destroy();
-        if (log.debugOn && error instanceof Error)
-          logAttemptEnd(log, { method, url, attempt }, error, started);
-        if (!(error instanceof ClaimsConnectionError)) throw error;
-        const failure = { kind: 'network', notConnected: isNotConnected(error.cause) } as const;
-        if (retry < maxRetries && shouldRetry(method, failure)) {
-          const delay = backoffDelay(retry);
-          if (log.infoOn) logRetry(log, { method, url, attempt }, delay, error.name);
+        const apiError = await readApiError(response, { method, url, token });
+        if (log.debugOn) logAttemptEnd(log, { method, url, attempt }, status, started);
+        // A one-shot stream body (spec.stream not replayable) cannot be sent a second time.
+        const canResend = spec.stream?.replayable !== false;
+        if (status === 401 && !refreshedToken && canResend && typeof config.accessToken === 'function') {
+          // The provider may hold an expired token: ask it once more; a 401 means nothing was processed.
+          refreshedToken = true;
+          retry--;
+          current = 'not_sent';
+          if (log.infoOn) logRetry(log, { method, url, attempt }, 0, '401 (token provider asked again)');
+          span?.retry(0, '401');
+          continue;
+        }
+        if (retry < maxRetries && shouldRetry(method, { kind: 'status', status })) {
+          const asked = parseRetryAfter(apiError.headers);
+          if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) {
+            if (log.warnOn) {
+              log.warn(
+                `claims-sdk: not retrying ${method} ${url} after ${status}: the server asked to wait ${Math.round(asked)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
+              );
+            }
+            throw apiError;
+          }
+          const delay = asked ?? backoffDelay(retry);
+          earlier ||= current === 'unknown';
+          current = 'not_sent';
+          if (log.infoOn) logRetry(log, { method, url, attempt }, delay, String(status));
+          span?.retry(delay, String(status));
           await wait(delay, signal);
           continue;
         }
-        throw error;
+        throw apiError;
       }
-
-      const status = response.status;
-      // An error answer may come before the upload was all read (an early 429): stop sending it,
-      // before reading the answer, which a caller's abort may cut short.
-      if (typeof wireBody === 'object') wireBody.destroy();
-      const apiError = await readApiError(response, { method, url, token });
-      if (log.debugOn) logAttemptEnd(log, { method, url, attempt }, status, started);
-      // A one-shot stream body (spec.stream not replayable) cannot be sent a second time.
-      const canResend = spec.stream?.replayable !== false;
-      if (status === 401 && !refreshedToken && canResend && typeof config.accessToken === 'function') {
-        // The provider may hold an expired token: ask it once more; a 401 means nothing was processed.
-        refreshedToken = true;
-        retry--;
-        if (log.infoOn) logRetry(log, { method, url, attempt }, 0, '401 (token provider asked again)');
-        continue;
-      }
-      if (retry < maxRetries && shouldRetry(method, { kind: 'status', status })) {
-        const asked = parseRetryAfter(apiError.headers);
-        if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) {
-          if (log.warnOn) {
-            log.warn(
-              `claims-sdk: not retrying ${method} ${url} after ${status}: the server asked to wait ${Math.round(asked)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
-            );
-          }
-          throw apiError;
-        }
-        const delay = asked ?? backoffDelay(retry);
-        if (log.infoOn) logRetry(log, { method, url, attempt }, delay, String(status));
-        await wait(delay, signal);
-        continue;
-      }
-      throw apiError;
+    } catch (error) {
+      throw settleOutcome(error, current, earlier);
     }
   }
 
@@ -242,7 +290,7 @@ export class Transport {
     const source = this.#config.accessToken as AccessTokenProvider;
     let token: unknown;
     try {
-      token = await source();
+      token = await source({ forceRefresh: refresh });
     } catch (error) {
       throw new ClaimsError(`accessToken provider failed${refresh ? ' after a 401' : ''}`, { cause: error });
     }
@@ -255,6 +303,22 @@ export class Transport {
     }
     return token;
   }
+}
+
+/**
+ * Gives a failure leaving a call the outcome of the whole call. An `AbortError` takes the
+ * phase the call was in when the caller aborted (the wire does not know it); an SDK error keeps
+ * its own, made worse when an earlier attempt may have been acted on.
+ */
+function settleOutcome(error: unknown, current: Outcome, earlier: boolean): unknown {
+  if (!(error instanceof Error)) return error;
+  if (error.name === 'AbortError' && outcomeOf(error) !== undefined) {
+    return setOutcome(error, callOutcome(current, earlier));
+  }
+  const own = outcomeOf(error);
+  if (own === undefined) return error;
+  const settled = callOutcome(own, earlier);
+  return settled === own ? error : setOutcome(error, settled);
 }
 
 /** Waits between attempts; a caller's abort ends the wait with AbortError. */

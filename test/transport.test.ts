@@ -162,7 +162,9 @@ describe('status to error class', () => {
       .metadata.programmes()
       .catch((e: unknown) => e)) as ClaimsApiError;
     expect(error.body).toBe('<html>Bad gateway</html>');
-    expect(error.message).toBe(`502 GET ${server.url}/metadata/programmes: <html>Bad gateway</html>`);
+    expect(error.message).toBe(
+      `502 GET ${server.url}/metadata/programmes: <html>Bad gateway</html> (the request may have been processed)`,
+    );
   });
 
   it('rejects a 2xx body that is not JSON where JSON is promised', async () => {

@@ -2,8 +2,9 @@ import { ClaimsResponseValidationError, ClaimsValidationError } from '../errors.
 import type { UploadedAttachment } from '../schemas/attachments.js';
 import { schemas } from '../schemas/load.js';
 import type { CallOptions, Transport } from '../transport.js';
-import { sourceFailureError } from '../uploads/parts.js';
-import type { PrepareUpload, UploadItem } from '../uploads.js';
+import type { UploadItem } from '../uploads/inputs.js';
+import type { PrepareUpload } from '../uploads/prepare.js';
+import { sourceFailureError } from '../uploads/source-failure.js';
 import { Resource } from './resource.js';
 
 export class Attachments extends Resource {
@@ -44,6 +45,7 @@ export class Attachments extends Resource {
         {
           method: 'POST',
           path: '/attachments',
+          route: '/attachments',
           stream: prepared.body,
           responseSchema: s.UploadResponseSchema,
         },

@@ -5,9 +5,10 @@
  */
 import { utf8Bytes } from '../internal/bytes.js';
 import type { StreamBody } from '../transport.js';
-import type { PreparedUpload } from '../uploads.js';
 import type { WebStreamBody } from '../wire/types.js';
-import { checkItems, contentDisposition, type Part } from './parts.js';
+import type { Part } from './inputs.js';
+import { checkItems, partHeader } from './parts.js';
+import type { PreparedUpload } from './prepare.js';
 
 /** Why an item that only Node can read is refused here, and what to give instead. */
 const NEEDS_NODE: Readonly<Record<'path' | 'readable', string>> = {
@@ -52,12 +53,7 @@ function openWebMultipart(
   state: UploadState,
 ): { stream: WebStreamBody; headers: Record<string, string> } {
   const boundary = newBoundary();
-  const heads = parts.map((part) =>
-    utf8Bytes(
-      `--${boundary}\r\nContent-Disposition: ${contentDisposition(part.filename)}\r\n` +
-        `Content-Type: ${part.contentType}\r\n\r\n`,
-    ),
-  );
+  const heads = parts.map((part) => utf8Bytes(partHeader(boundary, part)));
   const closing = utf8Bytes(`--${boundary}--\r\n`);
   const headers: Record<string, string> = { 'content-type': `multipart/form-data; boundary=${boundary}` };
   const sizes = parts.map(sizeOf);

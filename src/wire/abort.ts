@@ -1,8 +1,13 @@
-/** The platform's `AbortError` for a user's abort, keeping the signal's reason as `cause`. */
-export function abortError(signal: AbortSignal): Error {
+import { type Outcome, setOutcome } from '../outcome.js';
+
+/**
+ * The platform's `AbortError` for a caller's abort, keeping the signal's reason as `cause`.
+ * A fresh one per call, never the signal's own reason: calls sharing one signal may each have
+ * a different outcome, and the caller's object is not ours to mark.
+ */
+export function abortError(signal: AbortSignal, outcome: Outcome = 'not_sent'): Error {
   const reason: unknown = signal.reason;
-  if (reason instanceof Error && reason.name === 'AbortError') return reason;
   const error = new DOMException('The operation was aborted', 'AbortError');
   if (reason !== undefined) Object.defineProperty(error, 'cause', { value: reason, configurable: true });
-  return error;
+  return setOutcome(error, outcome);
 }

@@ -123,6 +123,9 @@ class AttemptControl {
 
   translate(error: unknown): Error {
     this.done();
+    // Our own refusal before anything left (no global fetch, a body this build cannot send):
+    // kept as it is, with its outcome, not mistaken for a connection that failed.
+    if (error instanceof ClaimsError) return error;
     if (this.req.signal?.aborted) return abortError(this.req.signal);
     if (this.timedOut) {
       return new ClaimsTimeoutError(`Request timed out: no progress for ${this.req.timeoutMs} ms`, {

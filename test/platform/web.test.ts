@@ -1,6 +1,12 @@
 /** The edge entry's client: `fetch` is its only wire, by default the runtime's global one. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ClaimsClient, ClaimsError, NotFoundError } from '../../src/edge.js';
+import {
+  ClaimsClient,
+  ClaimsError,
+  ClaimsValidationError,
+  NotFoundError,
+  outcomeOf,
+} from '../../src/edge.js';
 import { incident } from '../helpers/fixtures.js';
 import { json, type Recorded, useRecordingServer } from '../helpers/recording-server.js';
 
@@ -44,6 +50,7 @@ describe('edge ClaimsClient', () => {
     const error = await client.metadata.programmes().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClaimsError);
     expect(String((error as Error).message)).toContain('give the client one with the `fetch` option');
+    expect(outcomeOf(error)).toBe('not_sent');
     expect(server.requests).toHaveLength(0);
   });
 
@@ -68,5 +75,43 @@ describe('edge ClaimsClient', () => {
     await client.attachments.upload({ data: new Uint8Array([1, 2, 3]), filename: 'a.txt' });
     expect(seen[0]?.redirect).toBe('manual');
     expect(seen[0]?.body).toBeInstanceOf(ReadableStream);
+  });
+
+  it('refuses the Node-only dispatcher and tls options, naming each, instead of sending without them', () => {
+    const attempt = (options: Record<string, unknown>) => {
+      try {
+        new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN, ...options });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    const error = attempt({ dispatcher: { request: () => undefined }, tls: { cert: 'PEM' } });
+    expect(error).toBeInstanceOf(ClaimsValidationError);
+    const issues = (error as ClaimsValidationError).issues;
+    expect(issues.map((i) => i.path)).toEqual(['dispatcher', 'tls']);
+    expect(issues[0]?.message).toMatch(/needs Node.*give your own fetch instead/);
+    expect(issues[1]?.message).toMatch(/needs Node.*set up mutual TLS in the runtime/);
+    // Also with a fetch: one reason per option, not the Node entry's "cannot be combined with fetch".
+    const withFetch = attempt({ tls: {}, fetch: globalThis.fetch }) as ClaimsValidationError;
+    expect(withFetch.issues).toEqual([{ path: 'tls', message: expect.stringMatching(/^needs Node/) }]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('close() and await using do nothing: the client keeps working, as the runtime owns the connections', async () => {
+    server.handle((_req, res) => json(res, 200, []));
+    const client = new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN });
+    await expect(client.close()).resolves.toBeUndefined();
+    await expect(client.subscriptions.list(7)).resolves.toEqual([]);
+    {
+      await using scoped = new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN });
+      await expect(scoped.subscriptions.list(8)).resolves.toEqual([]);
+    }
+    await expect(client.subscriptions.list(9)).resolves.toEqual([]);
+    expect(server.requests.map((r) => r.path)).toEqual([
+      '/webhooks/7/subscriptions',
+      '/webhooks/8/subscriptions',
+      '/webhooks/9/subscriptions',
+    ]);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ClaimsClient as EdgeClient } from '../../src/edge.js';
+import { ClaimsClient as EdgeClient, outcomeOf } from '../../src/edge.js';
 import { ClaimsClient, ClaimsError, ClaimsValidationError, RateLimitError } from '../../src/index.js';
 import { json, type Recorded, useRecordingServer } from '../helpers/recording-server.js';
 
@@ -103,6 +103,7 @@ describe('edge uploads (web multipart)', () => {
     expect(issues.map((i) => i.path)).toEqual(['files[0]', 'files[1]', 'files[2]']);
     expect(issues[0]?.message).toMatch(/a file path needs Node.*give \{ data, filename \} with a Blob/);
     expect(issues[2]?.message).toMatch(/a Node stream needs Node.*give a web ReadableStream/);
+    expect(outcomeOf(error)).toBe('not_sent');
     expect(server.requests).toHaveLength(0);
   });
 
@@ -140,5 +141,7 @@ describe('edge uploads (web multipart)', () => {
     expect(error).toBeInstanceOf(ClaimsError);
     expect((error as Error).message).toBe('Upload aborted: reading "big.bin" failed: disk went away');
     expect((error as Error).cause).toBe(failure);
+    // The multipart body never ended: the server cannot have stored the upload.
+    expect(outcomeOf(error)).toBe('not_sent');
   });
 });

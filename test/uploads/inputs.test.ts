@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { baseName } from '../../src/uploads/parts.js';
+import { baseName } from '../../src/uploads/inputs.js';
 
 describe('baseName (the default file name of a path upload, without node:path)', () => {
   it.each([
