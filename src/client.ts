@@ -128,6 +128,7 @@ export class ClaimsClientBase {
       userAgent: userAgent(options.userAgent, platform.runtime),
       wire,
       log: resolveLog(options),
+      trace: platform.trace,
     });
     this.attachments = new Attachments(transport, platform.prepareUpload);
     this.metadata = new Metadata(transport, options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS);

@@ -14,7 +14,7 @@ import { collectIssues, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, REDACTED, RequestLog } from './logger.js';
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
-import { type CallSpan, traceCall } from './telemetry/call-span.js';
+import type { CallSpan, TraceCall } from './telemetry/call-span.js';
 import { abortError } from './wire/abort.js';
 import type { StreamedBody, Wire, WireResponse } from './wire/types.js';
 
@@ -85,6 +85,12 @@ export interface TransportConfig {
   wire: Wire;
   /** Where attempts and retries are logged; off when absent. */
   log?: RequestLog;
+  /**
+   * OpenTelemetry's seam (`traceCall` of src/telemetry), given by the Node entry only: the edge
+   * build must not reach `import('@opentelemetry/api')`, which bundlers and workerd refuse
+   * where the optional peer is absent. Calls are untraced without it.
+   */
+  trace?: TraceCall;
 }
 
 const MAX_ERROR_BODY_BYTES = 1024 * 1024;
@@ -132,7 +138,7 @@ export class Transport {
   /** Validates, sends (with retries) and parses one call. */
   request<T>(spec: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
     // OpenTelemetry (src/telemetry): without a registered tracer provider, one property read.
-    const traced = traceCall(spec.method, spec.route ?? spec.path);
+    const traced = this.#config.trace?.(spec.method, spec.route ?? spec.path);
     return traced ? traced((span) => this.#request(spec, options, span)) : this.#request(spec, options);
   }
 

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { ClaimsClientBase, type ClaimsClientOptions } from '../client.js';
 import type { ValidationIssue } from '../errors.js';
+import { traceCall } from '../telemetry/call-span.js';
 import { prepareUpload } from '../uploads/prepare.js';
 import { ownDispatcher } from '../wire/dispatcher.js';
 import { fetchWire } from '../wire/fetch-wire.js';
@@ -10,7 +11,7 @@ import type { ConnectionOptions, Platform } from './types.js';
 
 /**
  * Node: undici by default, on the client's own dispatcher (or the one given), uploads from
- * files and Node streams through form-data.
+ * files and Node streams through form-data, and OpenTelemetry spans once a provider is registered.
  */
 export const nodePlatform: Platform = {
   runtime: `node/${process.versions.node}`,
@@ -24,6 +25,7 @@ export const nodePlatform: Platform = {
   fetchWire: (fetch) =>
     fetchWire(fetch, { nodeBodyToWeb: (body) => Readable.toWeb(body) as ReadableStream<Uint8Array> }),
   prepareUpload,
+  trace: traceCall,
 };
 
 function connectionOptionIssues(options: ConnectionOptions): ValidationIssue[] {

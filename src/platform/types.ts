@@ -1,5 +1,6 @@
 import type { ClaimsClientOptions } from '../client.js';
 import type { ValidationIssue } from '../errors.js';
+import type { TraceCall } from '../telemetry/call-span.js';
 import type { PrepareUpload } from '../uploads/prepare.js';
 import type { FetchLike } from '../wire/fetch-wire.js';
 import type { Wire } from '../wire/types.js';
@@ -29,4 +30,6 @@ export interface Platform {
   fetchWire(fetch: FetchLike): Wire;
   /** Checks upload items and builds their multipart body. */
   readonly prepareUpload: PrepareUpload;
+  /** OpenTelemetry spans per call (Node only); calls are untraced without it. */
+  readonly trace?: TraceCall;
 }

@@ -23,6 +23,11 @@ const isBuiltin = (specifier: string): boolean =>
 
 /** Imports of Node modules or Node-only packages reachable from `entry`, as `importer -> import`. */
 async function nodeImportsFrom(entry: string): Promise<string[]> {
+  return offending(await importGraph(entry));
+}
+
+/** The import graph esbuild makes of `entry` for the neutral platform, bare imports kept as they are. */
+async function importGraph(entry: string): Promise<Metafile> {
   const result = await build({
     entryPoints: [join(ROOT, entry)],
     bundle: true,
@@ -44,7 +49,7 @@ async function nodeImportsFrom(entry: string): Promise<string[]> {
       },
     ],
   });
-  return offending(result.metafile);
+  return result.metafile;
 }
 
 function offending(metafile: Metafile): string[] {
@@ -65,6 +70,15 @@ function offending(metafile: Metafile): string[] {
 describe('edge entry', () => {
   it('reaches no node: module, no Node builtin, no undici and no form-data', async () => {
     expect(await nodeImportsFrom('src/edge.ts')).toEqual([]);
+  });
+
+  it('reaches no @opentelemetry/api: wrangler/miniflare refuse the import of an absent optional peer (the Node entry has it)', async () => {
+    const peerImports = async (entry: string) =>
+      Object.values((await importGraph(entry)).inputs)
+        .flatMap((input) => input.imports)
+        .filter((i) => i.path === '@opentelemetry/api');
+    expect(await peerImports('src/edge.ts')).toEqual([]);
+    expect(await peerImports('src/index.ts')).toEqual([expect.objectContaining({ kind: 'dynamic-import' })]);
   });
 
   it('the check finds them where they are: the Node entry reaches node:stream, undici and form-data', async () => {
