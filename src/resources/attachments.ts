@@ -1,12 +1,22 @@
 import { ClaimsResponseValidationError, ClaimsValidationError } from '../errors.js';
 import type { UploadedAttachment } from '../schemas/attachments.js';
 import { schemas } from '../schemas/load.js';
-import type { CallOptions } from '../transport.js';
-import { prepareUpload, sourceFailureError, type UploadItem } from '../uploads/index.js';
+import type { CallOptions, Transport } from '../transport.js';
+import type { UploadItem } from '../uploads/inputs.js';
+import type { PrepareUpload } from '../uploads/prepare.js';
+import { sourceFailureError } from '../uploads/source-failure.js';
 import { Resource } from './resource.js';
 
 /** File uploads (`client.attachments`): `upload`. */
 export class Attachments extends Resource {
+  /** @param prepareUpload the runtime's multipart builder (Node streams, or web streams on the edge). */
+  constructor(
+    transport: Transport,
+    private readonly prepareUpload: PrepareUpload,
+  ) {
+    super(transport);
+  }
+
   /**
    * Uploads one or more files in one multipart request (POST `/attachments`), one part per
    * file with an empty form name. Files are streamed from disk or from the given data, never
@@ -29,7 +39,7 @@ export class Attachments extends Resource {
       throw new ClaimsValidationError([{ path: 'files', message: 'give at least one file to upload' }]);
     }
     const s = await schemas();
-    const prepared = await prepareUpload(list, (i) => (Array.isArray(files) ? `files[${i}]` : 'files'));
+    const prepared = await this.prepareUpload(list, (i) => (Array.isArray(files) ? `files[${i}]` : 'files'));
     let uploaded: UploadedAttachment[];
     try {
       uploaded = await this.transport.request(
