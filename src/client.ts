@@ -33,6 +33,14 @@ export interface ClaimsClientOptions {
    */
   timeoutMs?: number;
   /**
+   * Longest time a whole call may take, in ms: every attempt, the waits between attempts,
+   * the token provider and reading the answer. Past it the call rejects with
+   * `ClaimsTimeoutError` (its `outcome` says whether the request may have been processed).
+   * Checked about every 50 ms. A call's own `deadlineMs` option overrides it.
+   * @default 600000 (10 minutes)
+   */
+  deadlineMs?: number;
+  /**
    * How many times a failed attempt may be repeated; see README "Retries" for which failures.
    * @default 2
    */
@@ -68,6 +76,7 @@ export interface ClaimsClientOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_DEADLINE_MS = 10 * 60_000;
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_METADATA_TTL_MS = 10 * 60_000;
 
@@ -99,6 +108,7 @@ export class ClaimsClient {
       baseUrl,
       accessToken: options.accessToken,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: options.headers ?? {},
       userAgent: userAgent(options.userAgent),
@@ -142,7 +152,9 @@ function checkOptions(options: ClaimsClientOptions): string {
       message: 'must be a non-empty string of visible ASCII characters, or a function returning one',
     });
   }
-  if (options?.timeoutMs !== undefined) issues.push(...timeoutIssues('timeoutMs', options.timeoutMs));
+  for (const name of ['timeoutMs', 'deadlineMs'] as const) {
+    if (options?.[name] !== undefined) issues.push(...timeoutIssues(name, options[name]));
+  }
   for (const name of ['maxRetries', 'metadataCacheTtlMs'] as const) {
     if (options?.[name] !== undefined) issues.push(...nonNegativeIntegerIssues(name, options[name]));
   }

@@ -1,16 +1,20 @@
 import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZodType } from 'zod';
+import type { ResponseSink } from './claims-promise.js';
 import {
   type ClaimsApiError,
   ClaimsConnectionError,
   ClaimsError,
   ClaimsResponseValidationError,
+  ClaimsTimeoutError,
   ClaimsValidationError,
+  describeCall,
   errorFromResponse,
 } from './errors.js';
+import { CallSignal, STOPPED } from './internal/call-signal.js';
 import { mergeHeaders } from './internal/headers.js';
 import { callOptionIssues, isSendableToken } from './internal/options.js';
+import { watchBody } from './internal/progress.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, REDACTED, RequestLog } from './logger.js';
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
@@ -24,6 +28,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Longest time one attempt may go without progress, in ms. @default the client's `timeoutMs` */
   timeoutMs?: number;
+  /**
+   * Longest time the whole call may take, in ms: every attempt, the waits between them, the
+   * token provider and reading the answer. Past it the call rejects with `ClaimsTimeoutError`.
+   * @default the client's `deadlineMs`
+   */
+  deadlineMs?: number;
   /** How many times a failed attempt may be repeated (see README "Retries"). @default the client's `maxRetries` */
   maxRetries?: number;
   /** Extra headers for this call; they win over the client's `headers`. */
@@ -62,6 +72,7 @@ export interface TransportConfig {
   baseUrl: string;
   accessToken: string | AccessTokenProvider;
   timeoutMs: number;
+  deadlineMs: number;
   maxRetries: number;
   headers: Record<string, string>;
   userAgent: string;
@@ -112,10 +123,14 @@ export class Transport {
     return this.#config.baseUrl;
   }
 
-  /** Validates, sends (with retries) and parses one call. */
-  async request<T>(spec: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+  /**
+   * Validates, sends (with retries) and parses one call. `sink`, when given, gets the answer
+   * the call resolved with (for `.withResponse()`).
+   */
+  async request<T>(spec: RequestSpec<T>, options: CallOptions = {}, sink?: ResponseSink): Promise<T> {
     if (
       options.timeoutMs !== undefined ||
+      options.deadlineMs !== undefined ||
       options.maxRetries !== undefined ||
       options.headers !== undefined
     ) {
@@ -137,7 +152,9 @@ export class Transport {
     }
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
     const maxRetries = spec.stream?.replayable === false ? 0 : (options.maxRetries ?? config.maxRetries);
-    const signal = options.signal;
+    // The call's own signal: the caller's abort, the deadline and stalls all end the call
+    // through it, on every attempt and every wait, with one listener on the caller's signal.
+    const signal = new CallSignal(options.deadlineMs ?? config.deadlineMs, options.signal);
 
     const log = this.#log;
     let refreshedToken = false;
@@ -146,27 +163,30 @@ export class Transport {
     // outcome is settled from both when it leaves this call.
     let current: Outcome = 'not_sent';
     let earlier = false;
+    // Requests made so far, for the error and the logs; `retry` counts only those maxRetries limits.
+    let attempt = 0;
     try {
-      // `attempt` counts every request sent (for logs); `retry` only those counted by maxRetries.
-      for (let retry = 0, attempt = 1; ; retry++, attempt++) {
+      for (let retry = 0; ; retry++) {
         current = 'not_sent';
-        if (signal?.aborted) throw abortError(signal);
+        if (signal.aborted) throw STOPPED;
         // A static token needs no await: one promise and microtask less per request.
         const source = config.accessToken;
-        const token = typeof source === 'string' ? source : await this.#token(refreshedToken);
+        const token =
+          typeof source === 'string' ? source : await this.#token(refreshedToken, signal, timeoutMs);
         if (!shared) headers.authorization = `Bearer ${token}`;
         let wireBody: string | Readable | undefined = body;
         if (spec.stream) {
-          const opened = await spec.stream.open();
+          const opened = await signal.race(spec.stream.open());
           Object.assign(headers, opened.headers);
-          wireBody = opened.stream;
+          wireBody = watchBody(opened.stream, signal, timeoutMs);
         }
         // The token provider and the upload's open() may have taken a while: an abort meanwhile
         // means nothing may be sent.
-        if (signal?.aborted) {
+        if (signal.aborted) {
           if (typeof wireBody === 'object') wireBody.destroy();
-          throw abortError(signal);
+          throw STOPPED;
         }
+        attempt++;
         // Logging off costs one boolean read per point: no object or string is built.
         if (log.debugOn) logAttemptStart(log, { method, url, attempt, headers }, wireBody, token);
         const started = log.debugOn ? performance.now() : 0;
@@ -181,7 +201,7 @@ export class Transport {
             method,
             headers,
             body: wireBody,
-            signal,
+            signal: signal as unknown as AbortSignal,
             timeoutMs,
           });
           // Inside the try: a body that stalls or is cut off is a network failure too.
@@ -191,13 +211,17 @@ export class Transport {
             current = 'processed';
             const value = await parseSuccess(spec, response, method, url);
             if (log.debugOn) logAttemptEnd(log, { method, url, attempt }, response.status, started);
+            if (sink) {
+              sink.response = response;
+              sink.token = token;
+            }
             return value;
           }
         } catch (error) {
           if (typeof wireBody === 'object') wireBody.destroy();
           if (log.debugOn && error instanceof Error)
             logAttemptEnd(log, { method, url, attempt }, error, started);
-          if (!(error instanceof ClaimsConnectionError)) throw error;
+          if (signal.aborted || !(error instanceof ClaimsConnectionError)) throw error;
           current = error.outcome;
           const failure = { kind: 'network', notConnected: current === 'not_sent' } as const;
           if (retry < maxRetries && shouldRetry(method, failure)) {
@@ -205,7 +229,7 @@ export class Transport {
             current = 'not_sent';
             const delay = backoffDelay(retry);
             if (log.infoOn) logRetry(log, { method, url, attempt }, delay, error.name);
-            await wait(delay, signal);
+            await pause(delay, signal, error);
             continue;
           }
           throw error;
@@ -242,13 +266,17 @@ export class Transport {
           earlier ||= current === 'unknown';
           current = 'not_sent';
           if (log.infoOn) logRetry(log, { method, url, attempt }, delay, String(status));
-          await wait(delay, signal);
+          await pause(delay, signal, apiError);
           continue;
         }
         throw apiError;
       }
     } catch (error) {
-      throw settleOutcome(error, current, earlier);
+      const failure = signal.aborted ? stoppedError(signal, error, timeoutMs, current) : error;
+      describeCall(failure, { method, url, attempts: attempt });
+      throw settleOutcome(failure, current, earlier);
+    } finally {
+      signal.end();
     }
   }
 
@@ -259,13 +287,22 @@ export class Transport {
     return query ? `${url}?${query}` : url;
   }
 
-  async #token(refresh: boolean): Promise<string> {
+  /**
+   * Asks the token provider, raced against the call's signal: a provider that never settles
+   * gives way to the caller's abort, to `timeoutMs` (nothing else is in flight meanwhile to
+   * make progress) and to the deadline.
+   */
+  async #token(refresh: boolean, signal: CallSignal, timeoutMs: number): Promise<string> {
     const source = this.#config.accessToken as AccessTokenProvider;
     let token: unknown;
+    signal.watchIdle('the accessToken provider', timeoutMs);
     try {
-      token = await source();
+      token = await signal.race(Promise.resolve(source()));
     } catch (error) {
+      if (error === STOPPED) throw error;
       throw new ClaimsError(`accessToken provider failed${refresh ? ' after a 401' : ''}`, { cause: error });
+    } finally {
+      signal.unwatchIdle();
     }
     if (typeof token !== 'string' || token === '') {
       throw new ClaimsError('accessToken provider returned no token (expected a non-empty string)');
@@ -294,13 +331,36 @@ function settleOutcome(error: unknown, current: Outcome, earlier: boolean): unkn
   return settled === own ? error : setOutcome(error, settled);
 }
 
-/** Waits between attempts; a caller's abort ends the wait with AbortError. */
-async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  try {
-    await sleep(ms, undefined, { signal });
-  } catch {
-    throw abortError(signal as AbortSignal);
+/**
+ * Waits between attempts; the call's signal ends the wait. A wait that would pass the
+ * deadline is not begun: the call ends at once, with the last attempt's error as cause.
+ */
+function pause(ms: number, signal: CallSignal, last: Error): Promise<void> {
+  if (ms >= signal.remaining()) {
+    signal.stop('deadline', last);
+    return Promise.reject(STOPPED);
   }
+  return signal.sleep(ms);
+}
+
+/**
+ * The error of a call its signal stopped: the caller's `AbortError`, or a `ClaimsTimeoutError`
+ * naming the deadline or the phase that stalled. Whatever a wire or phase threw meanwhile is
+ * only the way the stop showed, kept as `cause` when it says more.
+ */
+function stoppedError(signal: CallSignal, thrown: unknown, timeoutMs: number, current: Outcome): Error {
+  if (signal.stopped === 'aborted') {
+    return thrown instanceof Error && thrown.name === 'AbortError'
+      ? thrown
+      : abortError(signal as unknown as AbortSignal);
+  }
+  const cause =
+    signal.reason instanceof Error && signal.reason.name !== 'CallStopped' ? signal.reason : undefined;
+  const message =
+    signal.stopped === 'deadline'
+      ? `Deadline passed: the call did not finish within deadlineMs (${signal.deadlineMs} ms)`
+      : `Request timed out: ${signal.idlePhase} made no progress for ${timeoutMs} ms`;
+  return new ClaimsTimeoutError(message, { cause, outcome: current });
 }
 
 /** JSON for the wire; a body JSON cannot carry (a BigInt, a cycle) is the caller's error. */
