@@ -1,3 +1,4 @@
+export type { ClaimsPromise, WithResponse } from './claims-promise.js';
 export { ClaimsClient, type ClaimsClientOptions } from './client.js';
 export {
   EventCategories,
@@ -14,6 +15,7 @@ export {
   type ApiErrorInit,
   AuthenticationError,
   BadRequestError,
+  type CallDescription,
   ClaimsApiError,
   ClaimsConnectionError,
   ClaimsError,

@@ -280,6 +280,23 @@ export class Transport {
     }
   }
 
+  /**
+   * For a call made of steps (a metadata look-up, an upload, then the request): gives each
+   * step's options, with the time left of one deadline counted from now. Throws
+   * `ClaimsTimeoutError` (`'not_sent'`) once none is left.
+   */
+  steps(options: CallOptions = {}): () => CallOptions {
+    if (options.deadlineMs !== undefined)
+      throwIfInvalid(callOptionIssues({ deadlineMs: options.deadlineMs }));
+    const deadlineMs = options.deadlineMs ?? this.#config.deadlineMs;
+    const end = performance.now() + deadlineMs;
+    return () => {
+      const left = Math.floor(end - performance.now());
+      if (left < 1) throw new ClaimsTimeoutError(deadlineMessage(deadlineMs), { outcome: 'not_sent' });
+      return { ...options, deadlineMs: left };
+    };
+  }
+
   #path(spec: RequestSpec<unknown>): string {
     const url = this.#basePath + spec.path;
     if (!spec.query) return url;
@@ -343,6 +360,10 @@ function pause(ms: number, signal: CallSignal, last: Error): Promise<void> {
   return signal.sleep(ms);
 }
 
+function deadlineMessage(deadlineMs: number): string {
+  return `Deadline passed: the call did not finish within deadlineMs (${deadlineMs} ms)`;
+}
+
 /**
  * The error of a call its signal stopped: the caller's `AbortError`, or a `ClaimsTimeoutError`
  * naming the deadline or the phase that stalled. Whatever a wire or phase threw meanwhile is
@@ -358,7 +379,7 @@ function stoppedError(signal: CallSignal, thrown: unknown, timeoutMs: number, cu
     signal.reason instanceof Error && signal.reason.name !== 'CallStopped' ? signal.reason : undefined;
   const message =
     signal.stopped === 'deadline'
-      ? `Deadline passed: the call did not finish within deadlineMs (${signal.deadlineMs} ms)`
+      ? deadlineMessage(signal.deadlineMs)
       : `Request timed out: ${signal.idlePhase} made no progress for ${timeoutMs} ms`;
   return new ClaimsTimeoutError(message, { cause, outcome: current });
 }

@@ -30,22 +30,19 @@ export class CallSignal {
   idleAt = Number.POSITIVE_INFINITY;
   /** What the watched phase is, for the message: `'the accessToken provider'`, `'the request body'`. */
   idlePhase = '';
-  #listeners: Listener[] = [];
-  #unsubscribe: (() => void) | undefined;
-  readonly #caller: AbortSignal | undefined;
+  // Mostly one listener at a time (the wire's, or a wait's): an array, made when first needed.
+  #listeners: Listener[] | undefined = undefined;
+  #unsubscribe: (() => void) | undefined = undefined;
 
   constructor(
     readonly deadlineMs: number,
     caller: AbortSignal | undefined,
   ) {
     this.deadlineAt = performance.now() + deadlineMs;
-    this.#caller = caller;
     if (caller?.aborted) this.stop('aborted', caller.reason);
-    else if (caller) this.#unsubscribe = onAbort(caller, this.#onCallerAbort);
+    else if (caller) this.#unsubscribe = onAbort(caller, () => this.stop('aborted', caller.reason));
     watch(this);
   }
-
-  readonly #onCallerAbort = (): void => this.stop('aborted', this.#caller?.reason);
 
   /** Starts watching a phase: it stalls when `refresh` is not called for `timeoutMs`. */
   watchIdle(phase: string, timeoutMs: number): void {
@@ -68,23 +65,24 @@ export class CallSignal {
     this.stopped = why;
     this.reason = reason;
     const listeners = this.#listeners;
-    this.#listeners = [];
-    for (const listener of listeners) listener();
+    this.#listeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
   }
 
   addEventListener(_type: 'abort', listener: Listener, _options?: unknown): void {
-    this.#listeners.push(listener);
+    if (this.#listeners) this.#listeners.push(listener);
+    else this.#listeners = [listener];
   }
 
   removeEventListener(_type: 'abort', listener: Listener): void {
-    const at = this.#listeners.indexOf(listener);
-    if (at >= 0) this.#listeners.splice(at, 1);
+    const at = this.#listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) this.#listeners?.splice(at, 1);
   }
 
   /** The call is over: no more ticks, no more listening to the caller's signal. */
   end(): void {
     this.#unsubscribe?.();
-    this.#listeners = [];
+    this.#listeners = undefined;
     unwatch(this);
   }
 

@@ -1,8 +1,9 @@
+import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
 import { parseInput } from '../internal/parse-input.js';
 import type { IncidentCreate, IncidentCreated } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
 import type { CallOptions, Transport } from '../transport.js';
-import { resolveAttachmentRefs } from './attachment-refs.js';
+import { hasFileRefs, resolveAttachmentRefs } from './attachment-refs.js';
 import type { Attachments } from './attachments.js';
 import type { Metadata } from './metadata.js';
 import { Resource } from './resource.js';
@@ -31,16 +32,33 @@ export class Incidents extends Resource {
    * Before anything is sent the body is validated and, when it has `extendedFields`, they
    * are checked against the form's metadata (fetched once and cached). `{ file }` attachment
    * references are uploaded first, in one request.
+   * `deadlineMs` bounds all of it: the look-up, the upload and the POST.
    * @throws ClaimsValidationError listing every problem; then nothing was sent.
+   * @throws ClaimsError (`'not_sent'`) when the metadata look-up or the upload failed: the
+   *   claim was not sent; the step's own error is the `cause`.
    */
-  async create(body: IncidentCreate, options?: IncidentCreateOptions): Promise<IncidentCreated> {
+  create(body: IncidentCreate, options?: IncidentCreateOptions): ClaimsPromise<IncidentCreated> {
+    return claimsPromise((sink) => this.#create(body, options, sink));
+  }
+
+  async #create(
+    body: IncidentCreate,
+    options: IncidentCreateOptions | undefined,
+    sink: ResponseSink,
+  ): Promise<IncidentCreated> {
     const s = await schemas();
     const [parsed] = parseInput<IncidentCreate>([['', s.IncidentCreateSchema, body]]);
     const incident = parsed as IncidentCreate;
-    if (incident.extendedFields && options?.checkExtendedFields !== false) {
-      await this.metadata.assertExtendedFields(incident, options);
-    }
-    const attachments = await resolveAttachmentRefs(incident.attachments, this.attachments, options);
+    const check = incident.extendedFields !== undefined && options?.checkExtendedFields !== false;
+    // Steps before the POST share its deadline; a plain create pays nothing for it.
+    const step = check || hasFileRefs(incident.attachments) ? this.transport.steps(options) : undefined;
+    if (check) await this.metadata.assertExtendedFields(incident, step?.());
+    const attachments = await resolveAttachmentRefs(
+      incident.attachments,
+      this.attachments,
+      step ? step() : options,
+      'incident',
+    );
     return this.transport.request(
       {
         method: 'POST',
@@ -48,7 +66,8 @@ export class Incidents extends Resource {
         body: attachments ? { ...incident, attachments } : incident,
         responseSchema: s.IncidentCreatedSchema,
       },
-      options,
+      step ? step() : options,
+      sink,
     );
   }
 }

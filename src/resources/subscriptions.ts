@@ -1,3 +1,4 @@
+import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
 import { path } from '../internal/path.js';
 import type { NumericId } from '../schemas/common.js';
 import { schemas } from '../schemas/load.js';
@@ -12,10 +13,19 @@ import { Resource } from './resource.js';
 
 export class Subscriptions extends Resource {
   /** Subscribes a webhook to an event: POST `/webhooks/{webhookId}/subscriptions`. */
-  async create(
+  create(
     webhookId: NumericId,
     body: SubscriptionCreate,
     options?: CallOptions,
+  ): ClaimsPromise<SubscriptionCreated> {
+    return claimsPromise((sink) => this.#create(webhookId, body, options, sink));
+  }
+
+  async #create(
+    webhookId: NumericId,
+    body: SubscriptionCreate,
+    options: CallOptions | undefined,
+    sink: ResponseSink,
   ): Promise<SubscriptionCreated> {
     const s = await schemas();
     return this.transport.request(
@@ -28,11 +38,20 @@ export class Subscriptions extends Resource {
         responseSchema: s.SubscriptionCreatedSchema,
       },
       options,
+      sink,
     );
   }
 
   /** Lists a webhook's subscriptions: GET `/webhooks/{webhookId}/subscriptions`. */
-  async list(webhookId: NumericId, options?: CallOptions): Promise<Subscription[]> {
+  list(webhookId: NumericId, options?: CallOptions): ClaimsPromise<Subscription[]> {
+    return claimsPromise((sink) => this.#list(webhookId, options, sink));
+  }
+
+  async #list(
+    webhookId: NumericId,
+    options: CallOptions | undefined,
+    sink: ResponseSink,
+  ): Promise<Subscription[]> {
     const s = await schemas();
     return this.transport.request(
       {
@@ -42,6 +61,7 @@ export class Subscriptions extends Resource {
         responseSchema: s.SubscriptionListSchema,
       },
       options,
+      sink,
     );
   }
 
@@ -49,11 +69,21 @@ export class Subscriptions extends Resource {
    * Updates a subscription: PATCH `/webhooks/{webhookId}/subscriptions/{subscriptionId}`.
    * Only the fields given change.
    */
-  async update(
+  update(
     webhookId: NumericId,
     subscriptionId: NumericId,
     patch: SubscriptionPatch,
     options?: CallOptions,
+  ): ClaimsPromise<void> {
+    return claimsPromise((sink) => this.#update(webhookId, subscriptionId, patch, options, sink));
+  }
+
+  async #update(
+    webhookId: NumericId,
+    subscriptionId: NumericId,
+    patch: SubscriptionPatch,
+    options: CallOptions | undefined,
+    sink: ResponseSink,
   ): Promise<void> {
     const s = await schemas();
     return this.transport.request<void>(
@@ -66,6 +96,7 @@ export class Subscriptions extends Resource {
         responseBody: 'none',
       },
       options,
+      sink,
     );
   }
 }

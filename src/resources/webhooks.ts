@@ -1,3 +1,4 @@
+import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
 import { path } from '../internal/path.js';
 import type { NumericId } from '../schemas/common.js';
 import { schemas } from '../schemas/load.js';
@@ -10,7 +11,16 @@ export class Webhooks extends Resource {
    * Updates a webhook: PATCH `/webhooks/{webhookId}`. Only the fields given change;
    * `isActive: false` disables every subscription under it.
    */
-  async update(webhookId: NumericId, patch: WebhookPatch, options?: CallOptions): Promise<void> {
+  update(webhookId: NumericId, patch: WebhookPatch, options?: CallOptions): ClaimsPromise<void> {
+    return claimsPromise((sink) => this.#update(webhookId, patch, options, sink));
+  }
+
+  async #update(
+    webhookId: NumericId,
+    patch: WebhookPatch,
+    options: CallOptions | undefined,
+    sink: ResponseSink,
+  ): Promise<void> {
     const s = await schemas();
     return this.transport.request<void>(
       {
@@ -22,6 +32,7 @@ export class Webhooks extends Resource {
         responseBody: 'none',
       },
       options,
+      sink,
     );
   }
 }

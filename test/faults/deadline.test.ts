@@ -124,7 +124,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
 
   it('a token provider that never settles: timeoutMs ends it, nothing sent, not_sent', async () => {
     await scenario(
-      httpFaultServer((_hit, _req, res) => res.end('[]')),
+      httpFaultServer((_hit, _req, res) => void res.end('[]')),
       async (server) => {
         const client = makeClient(server.url, { ...wire, accessToken: () => new Promise<string>(() => {}) });
         const { error, ms } = await failure(() => client.subscriptions.list(1, { timeoutMs: 300 }));
@@ -141,7 +141,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
 
   it('a token provider that never settles: the deadline ends it, not_sent', async () => {
     await scenario(
-      httpFaultServer((_hit, _req, res) => res.end('[]')),
+      httpFaultServer((_hit, _req, res) => void res.end('[]')),
       async (server) => {
         const client = makeClient(server.url, {
           ...wire,
@@ -160,7 +160,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
 
   it("a token provider that never settles: the caller's abort ends it with AbortError, not_sent", async () => {
     await scenario(
-      httpFaultServer((_hit, _req, res) => res.end('[]')),
+      httpFaultServer((_hit, _req, res) => void res.end('[]')),
       async (server) => {
         const client = makeClient(server.url, {
           ...wire,
@@ -216,7 +216,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
 
   it('deadlineMs is validated like timeoutMs, on the client and per call; nothing is sent', async () => {
     await scenario(
-      httpFaultServer((_hit, _req, res) => res.end('[]')),
+      httpFaultServer((_hit, _req, res) => void res.end('[]')),
       async (server) => {
         expect(() => makeClient(server.url, { ...wire, deadlineMs: 0 })).toThrow(ClaimsValidationError);
         expect(() => makeClient(server.url, { ...wire, deadlineMs: 2 ** 31 })).toThrow(/deadlineMs/);
@@ -225,6 +225,35 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
         expect(error).toBeInstanceOf(ClaimsValidationError);
         expect((error as ClaimsValidationError).issues[0]?.path).toBe('options.deadlineMs');
         expect(server.hits).toHaveLength(0);
+      },
+    );
+  });
+});
+
+describe.each(WIRES)('$name: incidents.create with steps', ({ options: wire }) => {
+  it('one deadline spans the metadata look-up and the POST', async () => {
+    await scenario(
+      httpFaultServer((hit, _req, res) => {
+        // Each step alone fits in the deadline; both together do not.
+        const answer = hit.method === 'GET' ? '[]' : '{"incidentId":"I-1"}';
+        setTimeout(() => {
+          if (!res.destroyed) {
+            res.writeHead(hit.method === 'GET' ? 200 : 201, { 'content-type': 'application/json' });
+            res.end(answer);
+          }
+        }, 450);
+      }),
+      async (server) => {
+        const client = makeClient(server.url, { ...wire, timeoutMs: 5_000, deadlineMs: 700 });
+        const { error, ms } = await failure(() =>
+          client.incidents.create({ ...incident, extendedFields: [] }),
+        );
+        expect(error).toBeInstanceOf(ClaimsTimeoutError);
+        expect(server.hits.map((h) => h.method)).toEqual(['GET', 'POST']);
+        expect(outcomeOf(error)).toBe('unknown');
+        expect(ms).toBeLessThan(700 + SLACK_MS);
+        // Let the server's own timers run out before the leak check.
+        await new Promise((resolve) => setTimeout(resolve, 300));
       },
     );
   });

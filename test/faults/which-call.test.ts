@@ -85,7 +85,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
       'per call: %s is refused as a validation error; nothing sent, not retried',
       async (name) => {
         await scenario(
-          httpFaultServer((_hit, _req, res) => res.end('[]')),
+          httpFaultServer((_hit, _req, res) => void res.end('[]')),
           async (server) => {
             const client = makeClient(server.url, wire);
             const { error } = await failure(() =>
@@ -110,7 +110,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
 
     it('an ordinary header is still sent', async () => {
       await scenario(
-        httpFaultServer((_hit, _req, res) => res.end('[]')),
+        httpFaultServer((_hit, _req, res) => void res.end('[]')),
         async (server) => {
           const client = makeClient(server.url, wire);
           await client.subscriptions.list(1, { headers: { 'x-proxy-hint': 'a', 'x-trace': 'b' } });
