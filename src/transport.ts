@@ -18,7 +18,7 @@ import { watchBody } from './internal/progress.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, REDACTED, RequestLog } from './logger.js';
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
-import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
+import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
 import { abortError } from './wire/abort.js';
 import type { Wire, WireResponse } from './wire/types.js';
 
@@ -223,7 +223,7 @@ export class Transport {
             logAttemptEnd(log, { method, url, attempt }, error, started);
           if (signal.aborted || !(error instanceof ClaimsConnectionError)) throw error;
           current = error.outcome;
-          const failure = { kind: 'network', notConnected: current === 'not_sent' } as const;
+          const failure = { kind: 'network', notConnected: isNotConnected(error.cause) } as const;
           if (retry < maxRetries && shouldRetry(method, failure)) {
             earlier ||= current === 'unknown';
             current = 'not_sent';

@@ -2,7 +2,7 @@ import { ClaimsError, ClaimsValidationError } from '../errors.js';
 import { setOutcome } from '../outcome.js';
 import type { AttachmentRef, AttachmentRefInput } from '../schemas/attachments.js';
 import type { CallOptions } from '../transport.js';
-import type { UploadItem } from '../uploads.js';
+import type { UploadItem } from '../uploads/index.js';
 import type { Attachments } from './attachments.js';
 
 /** True when some reference is a `{ file }` to upload first. */

@@ -3,7 +3,7 @@ import { ClaimsResponseValidationError, ClaimsValidationError } from '../errors.
 import type { UploadedAttachment } from '../schemas/attachments.js';
 import { schemas } from '../schemas/load.js';
 import type { CallOptions } from '../transport.js';
-import { prepareUpload, sourceFailureError, type UploadItem } from '../uploads.js';
+import { prepareUpload, sourceFailureError, type UploadItem } from '../uploads/index.js';
 import { Resource } from './resource.js';
 
 export class Attachments extends Resource {
