@@ -65,7 +65,11 @@ export interface ClaimsClientOptions {
    * @example tls: { cert: readFileSync('client.crt'), key: readFileSync('client.key'), ca: readFileSync('ca.crt') }
    */
   tls?: TlsOptions;
-  /** Extra headers sent with every request. */
+  /**
+   * Extra headers sent with every request. Headers the SDK or the connection own
+   * (`authorization`, `content-type`, `content-length`, `host`, `connection`,
+   * `transfer-encoding`, `expect`, `upgrade`, `proxy-*`, …) are refused with `ClaimsValidationError`.
+   */
   headers?: Record<string, string>;
   /** Appended to the SDK's own User-Agent, e.g. `my-broker-portal/2.1`. */
   userAgent?: string;

@@ -36,7 +36,12 @@ export interface CallOptions {
   deadlineMs?: number;
   /** How many times a failed attempt may be repeated (see README "Retries"). @default the client's `maxRetries` */
   maxRetries?: number;
-  /** Extra headers for this call; they win over the client's `headers`. */
+  /**
+   * Extra headers for this call; they win over the client's `headers`. Headers the SDK or the
+   * connection own (`authorization`, `content-type`, `content-length`, `host`, `connection`,
+   * `transfer-encoding`, `expect`, `upgrade`, `proxy-*`, …) are refused with
+   * `ClaimsValidationError` (see README "Headers you cannot set").
+   */
   headers?: Record<string, string>;
 }
 
@@ -176,7 +181,15 @@ export class Transport {
         if (!shared) headers.authorization = `Bearer ${token}`;
         let wireBody: string | Readable | undefined = body;
         if (spec.stream) {
-          const opened = await signal.race(spec.stream.open());
+          const opening = spec.stream.open();
+          const opened = await signal.race(opening).catch((error: unknown) => {
+            // Stopped while the source was being opened: close it once it is open.
+            opening.then(
+              ({ stream }) => stream.destroy(),
+              () => undefined,
+            );
+            throw error;
+          });
           Object.assign(headers, opened.headers);
           wireBody = watchBody(opened.stream, signal, timeoutMs);
         }
