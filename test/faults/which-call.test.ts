@@ -164,6 +164,33 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
       );
     });
 
+    it('100 creates waiting on one shared metadata look-up with one signal: no warning', async () => {
+      // Not a `scenario`: its duplicate-POST check is for one claim; these are 100 claims.
+      const server = await httpFaultServer((hit, _req, res) => {
+        const answer = hit.method === 'GET' ? '[]' : '{"incidentId":"I-1"}';
+        setTimeout(() => {
+          res.writeHead(hit.method === 'GET' ? 200 : 201, { 'content-type': 'application/json' });
+          res.end(answer);
+        }, 100);
+      });
+      try {
+        const client = makeClient(server.url, { ...wire, timeoutMs: 5_000 });
+        const controller = new AbortController();
+        const calls = Array.from({ length: 100 }, () =>
+          client.incidents.create({ ...incident, extendedFields: [] }, { signal: controller.signal }),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
+        await Promise.all(calls);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+        expect(server.hits.filter((h) => h.method === 'GET')).toHaveLength(1);
+        expect(server.hits.filter((h) => h.method === 'POST')).toHaveLength(100);
+      } finally {
+        await server.close();
+      }
+    });
+
     it('aborting the shared signal rejects every call in flight with its own AbortError', async () => {
       await scenario(
         httpFaultServer(() => undefined),
