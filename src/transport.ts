@@ -15,11 +15,11 @@ import { CallSignal, STOPPED } from './internal/call-signal.js';
 import { mergeHeaders } from './internal/headers.js';
 import { callOptionIssues, isSendableToken } from './internal/options.js';
 import { watchBody } from './internal/progress.js';
+import { deadlineMessage, pause, stoppedError } from './internal/stopped.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, REDACTED, RequestLog } from './logger.js';
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
-import { abortError } from './wire/abort.js';
 import type { Wire, WireResponse } from './wire/types.js';
 
 /** Options every SDK method takes as its last argument. */
@@ -359,42 +359,6 @@ function settleOutcome(error: unknown, current: Outcome, earlier: boolean): unkn
   if (own === undefined) return error;
   const settled = callOutcome(own, earlier);
   return settled === own ? error : setOutcome(error, settled);
-}
-
-/**
- * Waits between attempts; the call's signal ends the wait. A wait that would pass the
- * deadline is not begun: the call ends at once, with the last attempt's error as cause.
- */
-function pause(ms: number, signal: CallSignal, last: Error): Promise<void> {
-  if (ms >= signal.remaining()) {
-    signal.stop('deadline', last);
-    return Promise.reject(STOPPED);
-  }
-  return signal.sleep(ms);
-}
-
-function deadlineMessage(deadlineMs: number): string {
-  return `Deadline passed: the call did not finish within deadlineMs (${deadlineMs} ms)`;
-}
-
-/**
- * The error of a call its signal stopped: the caller's `AbortError`, or a `ClaimsTimeoutError`
- * naming the deadline or the phase that stalled. Whatever a wire or phase threw meanwhile is
- * only the way the stop showed, kept as `cause` when it says more.
- */
-function stoppedError(signal: CallSignal, thrown: unknown, timeoutMs: number, current: Outcome): Error {
-  if (signal.stopped === 'aborted') {
-    return thrown instanceof Error && thrown.name === 'AbortError'
-      ? thrown
-      : abortError(signal as unknown as AbortSignal);
-  }
-  const cause =
-    signal.reason instanceof Error && signal.reason.name !== 'CallStopped' ? signal.reason : undefined;
-  const message =
-    signal.stopped === 'deadline'
-      ? deadlineMessage(signal.deadlineMs)
-      : `Request timed out: ${signal.idlePhase} made no progress for ${timeoutMs} ms`;
-  return new ClaimsTimeoutError(message, { cause, outcome: current });
 }
 
 /** JSON for the wire; a body JSON cannot carry (a BigInt, a cycle) is the caller's error. */
