@@ -25,7 +25,9 @@ export interface ClaimsClientOptions {
   baseUrl: string;
   /**
    * The bearer token, or a function returning one (sync or async). A function is called for
-   * every request, and once more after a 401, when the request is sent once more.
+   * every request, and once more after a 401 (with `{ forceRefresh: true }`), when the request
+   * is sent once more. For OAuth 2 client credentials, see `clientCredentials` in
+   * `claims-notification-sdk/auth`.
    */
   accessToken: string | AccessTokenProvider;
   /**

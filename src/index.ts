@@ -59,7 +59,7 @@ export type {
   SubscriptionPatch,
 } from './schemas/subscriptions.js';
 export type { WebhookPatch } from './schemas/webhooks.js';
-export type { AccessTokenProvider, CallOptions } from './transport.js';
+export type { AccessTokenContext, AccessTokenProvider, CallOptions } from './transport.js';
 export type { UploadData, UploadItem, UploadPath } from './uploads/index.js';
 export { VERSION } from './version.js';
 export {

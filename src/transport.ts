@@ -20,6 +20,7 @@ import { collectIssues, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, REDACTED, RequestLog } from './logger.js';
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
+import { type CallSpan, traceCall } from './telemetry/call-span.js';
 import type { Wire, WireResponse } from './wire/types.js';
 
 /** Options every SDK method takes as its last argument. */
@@ -45,8 +46,20 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** A token, or a function giving one; the function is asked again once after a 401. */
-export type AccessTokenProvider = () => string | Promise<string>;
+/** What the transport tells a token provider when it asks for a token. */
+export interface AccessTokenContext {
+  /**
+   * True when the API has just refused the token with 401 and the request will be sent once
+   * more: a provider that caches must return a new token, not the cached one.
+   */
+  forceRefresh: boolean;
+}
+
+/**
+ * A token, or a function giving one; the function is asked again once after a 401, then with
+ * `{ forceRefresh: true }`. A function that takes no argument works as well.
+ */
+export type AccessTokenProvider = (context?: AccessTokenContext) => string | Promise<string>;
 
 /** A streamed request body (multipart upload), opened anew for each attempt. */
 export interface StreamBody {
@@ -60,6 +73,11 @@ export interface RequestSpec<T> {
   method: 'GET' | 'POST' | 'PATCH';
   /** Path below the base URL, ids already encoded with the `path` tag. */
   path: string;
+  /**
+   * The path as the API documents it, ids as placeholders (`/incidents/{incidentId}/events`):
+   * names the call's span. @default `path`
+   */
+  route?: string;
   query?: Record<string, string>;
   /** Arguments to validate before sending, by name: `[schema, value]`. */
   params?: Record<string, readonly [ZodType, unknown]>;
@@ -132,7 +150,20 @@ export class Transport {
    * Validates, sends (with retries) and parses one call. `sink`, when given, gets the answer
    * the call resolved with (for `.withResponse()`).
    */
-  async request<T>(spec: RequestSpec<T>, options: CallOptions = {}, sink?: ResponseSink): Promise<T> {
+  request<T>(spec: RequestSpec<T>, options: CallOptions = {}, sink?: ResponseSink): Promise<T> {
+    // OpenTelemetry (src/telemetry): without a registered tracer provider, one property read.
+    const traced = traceCall(spec.method, spec.route ?? spec.path);
+    return traced
+      ? traced((span) => this.#request(spec, options, sink, span))
+      : this.#request(spec, options, sink);
+  }
+
+  async #request<T>(
+    spec: RequestSpec<T>,
+    options: CallOptions,
+    sink: ResponseSink | undefined,
+    span?: CallSpan,
+  ): Promise<T> {
     if (
       options.timeoutMs !== undefined ||
       options.deadlineMs !== undefined ||
@@ -162,6 +193,7 @@ export class Transport {
     const signal = new CallSignal(options.deadlineMs ?? config.deadlineMs, options.signal);
 
     const log = this.#log;
+    const wire = span ? span.wire(config.wire) : config.wire;
     let refreshedToken = false;
     // What the server may have done: `current` for the attempt under way, `earlier` whether a
     // previous attempt may have been acted on (a 503, a reset after sending). A failure's
@@ -207,7 +239,7 @@ export class Transport {
         let response: WireResponse;
         current = 'unknown';
         try {
-          response = await config.wire({
+          response = await wire({
             url,
             origin: this.#origin,
             path,
@@ -242,6 +274,7 @@ export class Transport {
             current = 'not_sent';
             const delay = backoffDelay(retry);
             if (log.infoOn) logRetry(log, { method, url, attempt }, delay, error.name);
+            span?.retry(delay, error.name);
             await pause(delay, signal, error);
             continue;
           }
@@ -263,6 +296,7 @@ export class Transport {
           retry--;
           current = 'not_sent';
           if (log.infoOn) logRetry(log, { method, url, attempt }, 0, '401 (token provider asked again)');
+          span?.retry(0, '401');
           continue;
         }
         if (retry < maxRetries && shouldRetry(method, { kind: 'status', status })) {
@@ -279,6 +313,7 @@ export class Transport {
           earlier ||= current === 'unknown';
           current = 'not_sent';
           if (log.infoOn) logRetry(log, { method, url, attempt }, delay, String(status));
+          span?.retry(delay, String(status));
           await pause(delay, signal, apiError);
           continue;
         }
@@ -327,7 +362,7 @@ export class Transport {
     let token: unknown;
     signal.watchIdle('the accessToken provider', timeoutMs);
     try {
-      token = await signal.race(Promise.resolve(source()));
+      token = await signal.race(Promise.resolve(source({ forceRefresh: refresh })));
     } catch (error) {
       if (error === STOPPED) throw error;
       throw new ClaimsError(`accessToken provider failed${refresh ? ' after a 401' : ''}`, { cause: error });

@@ -44,6 +44,7 @@ export class Attachments extends Resource {
         {
           method: 'POST',
           path: '/attachments',
+          route: '/attachments',
           stream: prepared.body,
           responseSchema: s.UploadResponseSchema,
         },

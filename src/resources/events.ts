@@ -51,6 +51,7 @@ export class Events extends Resource {
       {
         method: 'POST',
         path: path`/incidents/${incidentId}/events`,
+        route: '/incidents/{incidentId}/events',
         body: attachments ? { ...event, attachments } : event,
       },
       step ? step() : options,

@@ -63,6 +63,7 @@ export class Incidents extends Resource {
       {
         method: 'POST',
         path: '/incidents',
+        route: '/incidents',
         body: attachments ? { ...incident, attachments } : incident,
         responseSchema: s.IncidentCreatedSchema,
       },

@@ -51,6 +51,7 @@ export class Metadata extends Resource {
       {
         method: 'GET',
         path: '/metadata/incidents',
+        route: '/metadata/incidents',
         params: { query: [s.IncidentFieldsQuerySchema, query] },
         query: {
           programmeCode: query?.programmeCode,
@@ -82,6 +83,7 @@ export class Metadata extends Resource {
       {
         method: 'GET',
         path: '/metadata/programmes',
+        route: '/metadata/programmes',
         params: { query: [s.ProgrammesQuerySchema, query] },
         ...(query ? { query } : {}),
       },

@@ -32,6 +32,7 @@ export class Subscriptions extends Resource {
       {
         method: 'POST',
         path: path`/webhooks/${webhookId}/subscriptions`,
+        route: '/webhooks/{webhookId}/subscriptions',
         params: { webhookId: [s.NumericId, webhookId] },
         body,
         bodySchema: s.SubscriptionCreateSchema,
@@ -57,6 +58,7 @@ export class Subscriptions extends Resource {
       {
         method: 'GET',
         path: path`/webhooks/${webhookId}/subscriptions`,
+        route: '/webhooks/{webhookId}/subscriptions',
         params: { webhookId: [s.NumericId, webhookId] },
         responseSchema: s.SubscriptionListSchema,
       },
@@ -90,6 +92,7 @@ export class Subscriptions extends Resource {
       {
         method: 'PATCH',
         path: path`/webhooks/${webhookId}/subscriptions/${subscriptionId}`,
+        route: '/webhooks/{webhookId}/subscriptions/{subscriptionId}',
         params: { webhookId: [s.NumericId, webhookId], subscriptionId: [s.NumericId, subscriptionId] },
         body: patch,
         bodySchema: s.SubscriptionPatchSchema,
