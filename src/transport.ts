@@ -246,7 +246,7 @@ export class Transport {
             method,
             headers,
             body: wireBody,
-            signal: signal as unknown as AbortSignal,
+            signal,
             timeoutMs,
           });
           // Inside the try: a body that stalls or is cut off is a network failure too.

@@ -36,9 +36,7 @@ export function stoppedError(
   current: Outcome,
 ): Error {
   if (signal.stopped === 'aborted') {
-    return thrown instanceof Error && thrown.name === 'AbortError'
-      ? thrown
-      : abortError(signal as unknown as AbortSignal);
+    return thrown instanceof Error && thrown.name === 'AbortError' ? thrown : abortError(signal);
   }
   const cause =
     signal.reason instanceof Error && signal.reason.name !== 'CallStopped' ? signal.reason : undefined;
