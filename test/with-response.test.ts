@@ -102,6 +102,25 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
     );
   });
 
+  it('an upload gives its answer too', async () => {
+    await scenario(
+      httpFaultServer((_hit, _req, res) =>
+        send(res, 200, '[{"filename":"a.txt","attachmentId":"6f1c1f0e-9d1b-4d4e-8f59-2f0a3c2b1a00"}]', {
+          'request-id': 'up-1',
+        }),
+      ),
+      async (server) => {
+        const client = makeClient(server.url, wire);
+        const { data, status, requestId } = await client.attachments
+          .upload({ data: Buffer.from('a'), filename: 'a.txt' })
+          .withResponse();
+        expect(data).toHaveLength(1);
+        expect(status).toBe(200);
+        expect(requestId).toBe('up-1');
+      },
+    );
+  });
+
   it('a failing call rejects withResponse() with the same error', async () => {
     await scenario(
       httpFaultServer((_hit, _req, res) => send(res, 422, '{"message":"no"}')),
