@@ -28,7 +28,7 @@ export interface ClaimsPromise<T> extends Promise<T> {
   withResponse(): Promise<WithResponse<T>>;
 }
 
-/** @internal Where the transport leaves the answer a call resolved with. */
+/** Where the transport leaves the answer a call resolved with (for `.withResponse()`; not for users). */
 export class ResponseSink {
   response: WireResponse | undefined = undefined;
   token = '';

@@ -10,7 +10,7 @@ import { isLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel, resolveLo
 import { Attachments } from './resources/attachments.js';
 import { Events } from './resources/events.js';
 import { Incidents } from './resources/incidents.js';
-import { Metadata } from './resources/metadata.js';
+import { extendedFieldsChecker, Metadata } from './resources/metadata.js';
 import { Subscriptions } from './resources/subscriptions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { type AccessTokenProvider, Transport } from './transport.js';
@@ -116,7 +116,7 @@ export class ClaimsClient {
   readonly events: Events;
   /** File uploads: `upload`. */
   readonly attachments: Attachments;
-  /** Incident form and programme metadata: `incidentFields`, `programmes`, `clearCache`. */
+  /** Incident form and programme metadata: `incidentFields`, `programmes`, `requiredFields`, `clearCache`. */
   readonly metadata: Metadata;
   /** Webhooks: `update`. */
   readonly webhooks: Webhooks;
@@ -144,7 +144,7 @@ export class ClaimsClient {
     });
     this.attachments = new Attachments(transport);
     this.metadata = new Metadata(transport, options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS);
-    this.incidents = new Incidents(transport, this.metadata, this.attachments);
+    this.incidents = new Incidents(transport, extendedFieldsChecker(this.metadata), this.attachments);
     this.events = new Events(transport, this.attachments);
     this.webhooks = new Webhooks(transport);
     this.subscriptions = new Subscriptions(transport);

@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type {
   ClaimsPromise,
+  EventCreated,
   IncidentCreated,
   IncidentFieldDescriptor,
   Subscription,
@@ -38,7 +39,7 @@ describe('types', () => {
     expectTypeOf(client.subscriptions.create).returns.toEqualTypeOf<ClaimsPromise<SubscriptionCreated>>();
     expectTypeOf(client.subscriptions.update).returns.toEqualTypeOf<ClaimsPromise<void>>();
     expectTypeOf(client.webhooks.update).returns.toEqualTypeOf<ClaimsPromise<void>>();
-    expectTypeOf(client.events.create).returns.toEqualTypeOf<ClaimsPromise<unknown>>();
+    expectTypeOf(client.events.create).returns.toEqualTypeOf<ClaimsPromise<EventCreated>>();
     expectTypeOf(client.attachments.upload).returns.toEqualTypeOf<ClaimsPromise<UploadedAttachment[]>>();
     expectTypeOf(client.metadata.incidentFields).returns.toEqualTypeOf<
       ClaimsPromise<IncidentFieldDescriptor[]>

@@ -2,14 +2,15 @@ import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-
 import { parseInput } from '../internal/parse-input.js';
 import type { IncidentCreate, IncidentCreated } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
-import type { CallOptions, Transport } from '../transport.js';
+import type { Transport } from '../transport.js';
 import { hasFileRefs, resolveAttachmentRefs } from './attachment-refs.js';
 import type { Attachments } from './attachments.js';
-import type { Metadata } from './metadata.js';
+import { type BodyCallOptions, withExtraBody } from './extra-body.js';
+import type { ExtendedFieldsChecker } from './metadata.js';
 import { Resource } from './resource.js';
 
 /** Options of `incidents.create`. */
-export interface IncidentCreateOptions extends CallOptions {
+export interface IncidentCreateOptions extends BodyCallOptions {
   /**
    * Check `extendedFields` against the form's metadata before sending.
    * @default true
@@ -17,10 +18,12 @@ export interface IncidentCreateOptions extends CallOptions {
   checkExtendedFields?: boolean;
 }
 
+/** Incidents, i.e. claims (`client.incidents`): `create`. */
 export class Incidents extends Resource {
+  /** @internal */
   constructor(
     transport: Transport,
-    private readonly metadata: Metadata,
+    private readonly checkExtendedFields: ExtendedFieldsChecker,
     private readonly attachments: Attachments,
   ) {
     super(transport);
@@ -31,7 +34,15 @@ export class Incidents extends Resource {
    *
    * Before anything is sent the body is validated and, when it has `extendedFields`, they
    * are checked against the form's metadata (fetched once and cached). `{ file }` attachment
-   * references are uploaded first, in one request.
+   * references are uploaded first, in one request. Fields the SDK does not document go in
+   * `options.extraBody`.
+   *
+   * @example
+   * const { incidentId } = await client.incidents.create({
+   *   programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', policyCountry: 'GB',
+   *   incidentDate: '2026-11-02', description: 'Burst pipe in the loft',
+   * });
+   * @returns `{ incidentId, ...any other field the server sent }`.
    * `deadlineMs` bounds all of it: the look-up, the upload and the POST.
    * @throws ClaimsValidationError listing every problem; then nothing was sent.
    * @throws ClaimsError (`'not_sent'`) when the metadata look-up or the upload failed: the
@@ -47,12 +58,15 @@ export class Incidents extends Resource {
     sink: ResponseSink,
   ): Promise<IncidentCreated> {
     const s = await schemas();
-    const [parsed] = parseInput<IncidentCreate>([['', s.IncidentCreateSchema, body]]);
+    const [parsed] = parseInput<IncidentCreate>([
+      ['', s.IncidentCreateSchema, body],
+      ['extraBody', s.extraBodySchema(s.INCIDENT_CREATE_KEYS), options?.extraBody],
+    ]);
     const incident = parsed as IncidentCreate;
     const check = incident.extendedFields !== undefined && options?.checkExtendedFields !== false;
     // Steps before the POST share its deadline; a plain create pays nothing for it.
     const step = check || hasFileRefs(incident.attachments) ? this.transport.steps(options) : undefined;
-    if (check) await this.metadata.assertExtendedFields(incident, step?.());
+    if (check) await this.checkExtendedFields(incident, step?.());
     const attachments = await resolveAttachmentRefs(
       incident.attachments,
       this.attachments,
@@ -64,7 +78,7 @@ export class Incidents extends Resource {
         method: 'POST',
         path: '/incidents',
         route: '/incidents',
-        body: attachments ? { ...incident, attachments } : incident,
+        body: withExtraBody(attachments ? { ...incident, attachments } : incident, options?.extraBody),
         responseSchema: s.IncidentCreatedSchema,
       },
       step ? step() : options,

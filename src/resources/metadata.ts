@@ -14,6 +14,23 @@ import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/me
 import type { CallOptions, Transport } from '../transport.js';
 import { Resource } from './resource.js';
 
+/** Checks an incident's extended fields against its form; see {@link extendedFieldsChecker}. */
+export type ExtendedFieldsChecker = (incident: IncidentCreate, options?: CallOptions) => Promise<void>;
+
+// Set by Metadata's static block, the one place that can reach its private check. A field
+// or method on the class would be in the public types and in every editor's completion.
+let checkerOf: (metadata: Metadata) => ExtendedFieldsChecker;
+
+/**
+ * The automatic check of `incidents.create`: throws `ClaimsValidationError` listing every
+ * problem when the incident's extended fields break its form, using the metadata's cache. A
+ * failed metadata look-up rejects with a `ClaimsError` naming the form, the look-up's error
+ * as `cause`.
+ */
+export function extendedFieldsChecker(metadata: Metadata): ExtendedFieldsChecker {
+  return checkerOf(metadata);
+}
+
 /**
  * Incident form and programme metadata, and the cache of form descriptors behind the
  * automatic extended-field check of `incidents.create` (see README "Extended fields").
@@ -21,6 +38,11 @@ import { Resource } from './resource.js';
 export class Metadata extends Resource {
   readonly #cache: MetadataCache;
 
+  static {
+    checkerOf = (metadata) => (incident, options) => metadata.#assertExtendedFields(incident, options);
+  }
+
+  /** @internal */
   constructor(transport: Transport, cacheTtlMs: number) {
     super(transport);
     this.#cache = new MetadataCache(cacheTtlMs, (query, options) => this.incidentFields(query, options));
@@ -98,8 +120,10 @@ export class Metadata extends Resource {
    * cache as the automatic check of `incidents.create`.
    *
    * @example
-   * const required = await client.metadata.requiredFields({ programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', countryCode: 'GB' });
-   * // [{ identifier: 'claim_form:Cause_Of_Loss', name: 'Cause of loss', section: 'Incident details', ... }]
+   * const required = await client.metadata.requiredFields({ programmeCode: 'PRG-MOTOR', policyTypeCode: 'MOTOR-COMP', countryCode: 'GB' });
+   * // with the sandbox's demo forms:
+   * // [{ identifier: 'motor_claim:Vehicle_Registration', name: 'Vehicle registration', section: 'Vehicle', maxLength: 10, isRequired: true, ... },
+   * //  { identifier: 'motor_claim:Incident_Type', name: 'Type of incident', section: 'Incident', listSource: ['Collision', 'Theft', 'Fire', 'Windscreen', 'Vandalism'], ... }]
    * @throws ClaimsValidationError when the query is invalid; nothing was sent.
    */
   async requiredFields(
@@ -121,12 +145,7 @@ export class Metadata extends Resource {
     this.#cache.clear();
   }
 
-  /**
-   * @internal Throws `ClaimsValidationError` listing every problem when the incident's
-   * extended fields break its form. A failed metadata look-up rejects with a `ClaimsError`
-   * naming the form, the look-up's error as `cause`.
-   */
-  async assertExtendedFields(incident: IncidentCreate, options?: CallOptions): Promise<void> {
+  async #assertExtendedFields(incident: IncidentCreate, options?: CallOptions): Promise<void> {
     const query = {
       programmeCode: incident.programmeCode,
       policyTypeCode: incident.policyTypeCode,
@@ -173,9 +192,6 @@ function lookupFailed(error: unknown, form: string): Error {
       : `the incident form metadata for ${form} could not be read (${error instanceof ClaimsApiError ? error.status : error instanceof Error ? error.name : String(error)})`;
   return new ClaimsError(
     `Cannot check extendedFields: ${why}. The claim was not sent; the look-up's error is the cause.`,
-    {
-      cause: error,
-      outcome: 'not_sent',
-    },
+    { cause: error, outcome: 'not_sent' },
   );
 }

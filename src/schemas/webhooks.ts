@@ -1,9 +1,35 @@
 import { z } from 'zod';
 import { HttpUrl } from './common.js';
+import { documentedKeys, nearTypoCheck } from './near-typos.js';
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** A partial update of a webhook (spec 4.6); only the fields given change. */
+/**
+ * A partial update of a webhook (spec 4.6): only the fields given change; at least one must
+ * be given.
+ *
+ * @example
+ * await client.webhooks.update(12, { url: 'https://hooks.example.com/claims', headerName: 'X-Hook-Secret', headerValue: secret });
+ */
+export interface WebhookPatch {
+  /** Where deliveries are POSTed: an absolute `http:`/`https:` URL, e.g. `'https://hooks.example.com/claims'`. */
+  url?: string;
+  /** Name of the one extra header sent with each delivery, e.g. `'X-Hook-Secret'` (a valid HTTP header name). */
+  headerName?: string;
+  /** Value of that header, e.g. a shared secret your receiver checks (redacted from the SDK's logs). */
+  headerValue?: string;
+  /** `false` stops every delivery of the webhook (all its subscriptions); `true` resumes them. */
+  isActive?: boolean;
+}
+
+/** The documented keys of {@link WebhookPatch}. */
+export const WEBHOOK_PATCH_KEYS = documentedKeys<WebhookPatch>({
+  url: true,
+  headerName: true,
+  headerValue: true,
+  isActive: true,
+});
+
 export const WebhookPatchSchema = z
   .looseObject({
     url: HttpUrl.optional(),
@@ -11,7 +37,7 @@ export const WebhookPatchSchema = z
     headerValue: z.string().optional(),
     isActive: z.boolean().optional(),
   })
+  .check(nearTypoCheck(WEBHOOK_PATCH_KEYS))
   .refine((patch) => Object.values(patch).some((v) => v !== undefined), {
     message: 'is empty: give at least one of url, headerName, headerValue, isActive',
   });
-export type WebhookPatch = z.input<typeof WebhookPatchSchema>;
