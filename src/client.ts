@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { ClaimsValidationError, type ValidationIssue } from './errors.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './internal/answer.js';
 import {
   headerIssues,
   isSendableToken,
@@ -76,6 +77,13 @@ export interface ClaimsClientOptions {
   /** Appended to the SDK's own User-Agent, e.g. `my-broker-portal/2.1`. */
   userAgent?: string;
   /**
+   * Largest 2xx answer body read, in bytes. A longer one is not read further (memory stays
+   * bounded) and the call rejects with `ClaimsResponseValidationError` (outcome `processed`:
+   * the server acted). Error answers (4xx/5xx) are read up to 1 MiB and cut there.
+   * @default 10485760 (10 MiB)
+   */
+  maxResponseBytes?: number;
+  /**
    * How long the incident form metadata used by the extended-field check is cached, in ms.
    * @default 600000 (10 minutes)
    */
@@ -137,6 +145,7 @@ export class ClaimsClient {
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: options.headers ?? {},
       userAgent: userAgent(options.userAgent),
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       wire: options.fetch
         ? fetchWire(options.fetch)
         : undiciWire(this.#own ?? (options.dispatcher as Dispatcher)),
@@ -200,6 +209,12 @@ function checkOptions(options: ClaimsClientOptions): string {
   }
   for (const name of ['maxRetries', 'metadataCacheTtlMs'] as const) {
     if (options?.[name] !== undefined) issues.push(...nonNegativeIntegerIssues(name, options[name]));
+  }
+  if (
+    options?.maxResponseBytes !== undefined &&
+    !(Number.isSafeInteger(options.maxResponseBytes) && options.maxResponseBytes >= 1)
+  ) {
+    issues.push({ path: 'maxResponseBytes', message: 'must be a positive whole number of bytes' });
   }
   if (options?.headers !== undefined) issues.push(...headerIssues('headers', options.headers));
   if (

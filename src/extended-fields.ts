@@ -1,3 +1,4 @@
+import { quote } from './internal/quote.js';
 import type { ExtendedFieldValue } from './schemas/incidents.js';
 import type { IncidentFieldDescriptor } from './schemas/metadata.js';
 
@@ -182,7 +183,8 @@ function valueProblems(descriptor: IncidentFieldDescriptor, value: string): Exte
 }
 
 function notInListMessage(label: string, list: readonly string[], value: string): string {
-  if (list.length === 0) return `${label} has no allowed values (its listSource is empty); got "${value}"`;
+  if (list.length === 0)
+    return `${label} has no allowed values (its listSource is empty); got ${quote(value)}`;
   const shown = list.slice(0, MAX_LISTED_VALUES).join(', ');
   const rest = list.length > MAX_LISTED_VALUES ? ` … and ${list.length - MAX_LISTED_VALUES} more` : '';
   const near = list.find((entry) => entry.trim().toLowerCase() === value.trim().toLowerCase());
@@ -192,7 +194,7 @@ function notInListMessage(label: string, list: readonly string[], value: string)
       : isBlank(value)
         ? '; leave the field out of extendedFields when it has no value'
         : '';
-  return `${label} must be one of: ${shown}${rest}; got "${value}"${hint}`;
+  return `${label} must be one of: ${shown}${rest}; got ${quote(value)}${hint}`;
 }
 
 function absentProblem(descriptor: IncidentFieldDescriptor): ExtendedFieldProblem {
@@ -208,7 +210,7 @@ function duplicateProblem(
   descriptor: IncidentFieldDescriptor | undefined,
   firstIndex: number,
 ): ExtendedFieldProblem {
-  const label = descriptor ? fieldLabel(descriptor) : `"${identifier}"`;
+  const label = descriptor ? fieldLabel(descriptor) : quote(identifier);
   return {
     identifier,
     code: Codes.DuplicateIdentifier,
@@ -226,7 +228,11 @@ function unknownProblem(
     : nearest
       ? `; this form has no such field (the nearest is ${suggestionLabel(nearest)})`
       : '; this form has no fields';
-  return { identifier, code: Codes.UnknownIdentifier, message: `unknown identifier "${identifier}"${hint}` };
+  return {
+    identifier,
+    code: Codes.UnknownIdentifier,
+    message: `unknown identifier ${quote(identifier)}${hint}`,
+  };
 }
 
 /** How a person finds the field on screen: `"Cause of loss" (section "Incident details")`. */

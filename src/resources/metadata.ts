@@ -6,6 +6,7 @@ import {
   requiredExtendedFields,
 } from '../extended-fields.js';
 import { parseInput } from '../internal/parse-input.js';
+import { quote } from '../internal/quote.js';
 import { MetadataCache } from '../metadata-cache.js';
 import { setOutcome } from '../outcome.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
@@ -151,7 +152,7 @@ export class Metadata extends Resource {
       policyTypeCode: incident.policyTypeCode,
       countryCode: incident.policyCountry,
     };
-    const form = `programme "${query.programmeCode}", policy type "${query.policyTypeCode}", country "${query.countryCode}"`;
+    const form = `programme ${quote(query.programmeCode)}, policy type ${quote(query.policyTypeCode)}, country ${quote(query.countryCode)}`;
     let descriptors: IncidentFieldDescriptor[];
     try {
       descriptors = await this.#cache.get(query, options);

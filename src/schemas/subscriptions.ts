@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FilterField, FilterOperator, WebhookEvent } from '../constants.js';
-import { NonEmptyString } from './common.js';
+import { NonEmptyString, ReturnedNumericId } from './common.js';
 import { documentedKeys, nearTypoCheck } from './near-typos.js';
 
 /**
@@ -109,15 +109,21 @@ export const SubscriptionPatchSchema = z
     message: 'is empty: give at least one of name, webhookEvent, isActive, filters',
   });
 
-/** The answer to `subscriptions.create`; other fields pass through. */
-export const SubscriptionCreatedSchema = z.looseObject({ subscriptionId: z.number() });
+/**
+ * The answer to `subscriptions.create`. `subscriptionId` is a `number`, or the `string` of its
+ * exact digits when it is past 2^53 (see {@link NumericId}).
+ */
+export const SubscriptionCreatedSchema = z.looseObject({ subscriptionId: ReturnedNumericId });
 /** What `subscriptions.create` resolves to: the new subscription's id, plus any other field sent. */
 export type SubscriptionCreated = z.infer<typeof SubscriptionCreatedSchema>;
 
-/** A subscription as listed (spec 2.8). */
+/**
+ * A subscription as listed (spec 2.8). Its ids are `number`s, or `string`s of their exact
+ * digits when past 2^53 (see {@link NumericId}).
+ */
 export const SubscriptionSchema = z.looseObject({
-  webhookSubscriptionId: z.number(),
-  webhookId: z.number(),
+  webhookSubscriptionId: ReturnedNumericId,
+  webhookId: ReturnedNumericId,
   name: z.string().nullable().optional(),
   webhookEvent: z.string() as z.ZodType<WebhookEvent, string>,
   isActive: z.boolean(),

@@ -63,6 +63,8 @@ export const PARTIAL_NAMES: Record<string, string> = {
   receiverUrl: 'string',
   baseUrl: 'string',
   accessToken: 'string',
+  webhookId: "import('claims-notification-sdk').NumericId",
+  subscriptionBody: "import('claims-notification-sdk').SubscriptionCreate",
 };
 
 /** The file tsc checks for a block: the declarations it asks for, then the block. */
