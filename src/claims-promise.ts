@@ -1,5 +1,5 @@
 import { ClaimsError, requestIdOf } from './errors.js';
-import { REDACTED } from './logger.js';
+import { redactorFor } from './internal/redact.js';
 import type { WireResponse } from './wire/types.js';
 
 /** What `.withResponse()` resolves to: the call's value and the HTTP answer that gave it. */
@@ -55,9 +55,7 @@ async function withResponse<T>(this: Sinked<T>): Promise<WithResponse<T>> {
   const data = await this;
   const { response, token } = this[SINK];
   if (!response) throw new ClaimsError('the call resolved without an HTTP answer to describe');
-  const headers = response.headers();
-  if (token !== '') {
-    for (const name in headers) headers[name] = (headers[name] as string).split(token).join(REDACTED);
-  }
+  // Redacted as an error's headers are: the token in any spelling, under any name.
+  const headers = token === '' ? response.headers() : redactorFor(token).headers(response.headers());
   return { data, status: response.status, headers, requestId: requestIdOf(headers) };
 }
