@@ -38,6 +38,14 @@ export interface ClaimsClientOptions {
    */
   timeoutMs?: number;
   /**
+   * Longest time a whole call may take, in ms: every attempt, the waits between attempts,
+   * the token provider and reading the answer. Past it the call rejects with
+   * `ClaimsTimeoutError` (its `outcome` says whether the request may have been processed).
+   * Checked about every 50 ms. A call's own `deadlineMs` option overrides it.
+   * @default 600000 (10 minutes)
+   */
+  deadlineMs?: number;
+  /**
    * How many times a failed attempt may be repeated; see README "Retries" for which failures.
    * @default 2
    */
@@ -62,7 +70,11 @@ export interface ClaimsClientOptions {
    * @example tls: { cert: readFileSync('client.crt'), key: readFileSync('client.key'), ca: readFileSync('ca.crt') }
    */
   tls?: TlsOptions;
-  /** Extra headers sent with every request. */
+  /**
+   * Extra headers sent with every request. Headers the SDK or the connection own
+   * (`authorization`, `content-type`, `content-length`, `host`, `connection`,
+   * `transfer-encoding`, `expect`, `upgrade`, `proxy-*`, …) are refused with `ClaimsValidationError`.
+   */
   headers?: Record<string, string>;
   /** Appended to the SDK's own User-Agent, e.g. `my-broker-portal/2.1`. */
   userAgent?: string;
@@ -95,6 +107,7 @@ export interface ClaimsClientOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_DEADLINE_MS = 10 * 60_000;
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_METADATA_TTL_MS = 10 * 60_000;
 
@@ -131,6 +144,7 @@ export class ClaimsClientBase {
       baseUrl,
       accessToken: options.accessToken,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: options.headers ?? {},
       userAgent: userAgent(options.userAgent, platform.runtime),
@@ -138,6 +152,7 @@ export class ClaimsClientBase {
       wire,
       log: resolveLog(options),
       trace: platform.trace,
+      watchBody: platform.watchBody,
     });
     this.attachments = new Attachments(transport, platform.prepareUpload);
     this.metadata = new Metadata(transport, options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS);
@@ -193,7 +208,9 @@ function checkOptions(options: ClaimsClientOptions, platform: Platform): string 
       message: 'must be a non-empty string of visible ASCII characters, or a function returning one',
     });
   }
-  if (options?.timeoutMs !== undefined) issues.push(...timeoutIssues('timeoutMs', options.timeoutMs));
+  for (const name of ['timeoutMs', 'deadlineMs'] as const) {
+    if (options?.[name] !== undefined) issues.push(...timeoutIssues(name, options[name]));
+  }
   for (const name of ['maxRetries', 'metadataCacheTtlMs'] as const) {
     if (options?.[name] !== undefined) issues.push(...nonNegativeIntegerIssues(name, options[name]));
   }

@@ -1,3 +1,4 @@
+export type { ClaimsPromise, WithResponse } from './claims-promise.js';
 export type { ClaimsClientOptions } from './client.js';
 export {
   EventCategories,
@@ -16,6 +17,7 @@ export {
   type ApiErrorInit,
   AuthenticationError,
   BadRequestError,
+  type CallDescription,
   ClaimsApiError,
   ClaimsConnectionError,
   ClaimsError,

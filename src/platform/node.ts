@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { ClaimsClientBase, type ClaimsClientOptions } from '../client.js';
 import type { ValidationIssue } from '../errors.js';
+import { watchNodeBody } from '../internal/progress.js';
 import { traceCall } from '../telemetry/call-span.js';
 import { prepareUpload } from '../uploads/prepare.js';
 import { ownDispatcher } from '../wire/dispatcher.js';
@@ -25,6 +26,8 @@ export const nodePlatform: Platform = {
   fetchWire: (fetch) =>
     fetchWire(fetch, { nodeBodyToWeb: (body) => Readable.toWeb(body) as ReadableStream<Uint8Array> }),
   prepareUpload,
+  // Node uploads are Node streams (the multipart of uploads/prepare).
+  watchBody: (body, call, timeoutMs) => watchNodeBody(body as Readable, call, timeoutMs),
   trace: traceCall,
 };
 

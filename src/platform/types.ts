@@ -1,5 +1,6 @@
 import type { ClaimsClientOptions } from '../client.js';
 import type { ValidationIssue } from '../errors.js';
+import type { WatchBody } from '../internal/progress.js';
 import type { TraceCall } from '../telemetry/call-span.js';
 import type { PrepareUpload } from '../uploads/prepare.js';
 import type { FetchLike } from '../wire/fetch-wire.js';
@@ -30,6 +31,8 @@ export interface Platform {
   fetchWire(fetch: FetchLike): Wire;
   /** Checks upload items and builds their multipart body. */
   readonly prepareUpload: PrepareUpload;
+  /** Watches a streamed request body for progress (Node streams, or web streams on the edge). */
+  readonly watchBody: WatchBody;
   /** OpenTelemetry spans per call (Node only); calls are untraced without it. */
   readonly trace?: TraceCall;
 }

@@ -1,5 +1,6 @@
 import { ClaimsClientBase, type ClaimsClientOptions } from '../client.js';
 import { ClaimsError, type ValidationIssue } from '../errors.js';
+import { watchWebBody } from '../internal/web-progress.js';
 import { prepareWebUpload } from '../uploads/web-multipart.js';
 import { type FetchLike, fetchWire } from '../wire/fetch-wire.js';
 import type { ConnectionOptions, Platform } from './types.js';
@@ -19,6 +20,7 @@ export const webPlatform: Platform = {
   defaultWire: () => ({ wire: fetchWire(globalFetch, EDGE_FETCH), close: async () => undefined }),
   fetchWire: (fetch) => fetchWire(fetch, EDGE_FETCH),
   prepareUpload: prepareWebUpload,
+  watchBody: watchWebBody,
 };
 
 /**

@@ -1,3 +1,4 @@
+import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
 import { ClaimsResponseValidationError, ClaimsValidationError } from '../errors.js';
 import type { UploadedAttachment } from '../schemas/attachments.js';
 import { schemas } from '../schemas/load.js';
@@ -30,9 +31,17 @@ export class Attachments extends Resource {
    * @throws ClaimsError (with the source's error as `cause`) when a source fails mid-upload;
    *   the request is aborted and the server never gets a complete body.
    */
-  async upload(
+  upload(
     files: UploadItem | readonly UploadItem[],
     options?: CallOptions,
+  ): ClaimsPromise<UploadedAttachment[]> {
+    return claimsPromise((sink) => this.#upload(files, options, sink));
+  }
+
+  async #upload(
+    files: UploadItem | readonly UploadItem[],
+    options: CallOptions | undefined,
+    sink: ResponseSink,
   ): Promise<UploadedAttachment[]> {
     const list: readonly unknown[] = Array.isArray(files) ? files : [files];
     if (list.length === 0) {
@@ -51,6 +60,7 @@ export class Attachments extends Resource {
           responseSchema: s.UploadResponseSchema,
         },
         options,
+        sink,
       );
     } catch (error) {
       const failure = prepared.sourceFailure();

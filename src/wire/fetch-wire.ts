@@ -70,13 +70,13 @@ class AttemptControl {
     this.signal = this.controller.signal;
     this.timer = setTimeout(this.onTimeout, req.timeoutMs);
     // Already aborted (while the token or the upload was being prepared): no event will come.
-    if (req.signal?.aborted) this.onAbort();
-    else req.signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (req.signal.aborted) this.onAbort();
+    else req.signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
   // A named listener so done() can remove it: a caller's long-lived signal would otherwise
   // collect one listener (and keep this attempt alive) per request made with it.
-  private readonly onAbort = (): void => this.controller.abort(this.req.signal?.reason);
+  private readonly onAbort = (): void => this.controller.abort(this.req.signal.reason);
 
   /**
    * The upload as a web stream that counts as progress: fetch only resolves once the whole
@@ -118,7 +118,7 @@ class AttemptControl {
   done(): void {
     this.finished = true;
     clearTimeout(this.timer);
-    this.req.signal?.removeEventListener('abort', this.onAbort);
+    this.req.signal.removeEventListener('abort', this.onAbort);
   }
 
   translate(error: unknown): Error {
@@ -126,7 +126,7 @@ class AttemptControl {
     // Our own refusal before anything left (no global fetch, a body this build cannot send):
     // kept as it is, with its outcome, not mistaken for a connection that failed.
     if (error instanceof ClaimsError) return error;
-    if (this.req.signal?.aborted) return abortError(this.req.signal);
+    if (this.req.signal.aborted) return abortError(this.req.signal);
     if (this.timedOut) {
       return new ClaimsTimeoutError(`Request timed out: no progress for ${this.req.timeoutMs} ms`, {
         cause: error,
