@@ -3,10 +3,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ClaimsClient,
   ClaimsError,
+  ClaimsTimeoutError,
   ClaimsValidationError,
   NotFoundError,
   outcomeOf,
 } from '../../src/edge.js';
+import { failure, httpFaultServer, scenario } from '../faults/fault-server.js';
 import { incident } from '../helpers/fixtures.js';
 import { json, type Recorded, useRecordingServer } from '../helpers/recording-server.js';
 
@@ -52,6 +54,30 @@ describe('edge ClaimsClient', () => {
     expect(String((error as Error).message)).toContain('give the client one with the `fetch` option');
     expect(outcomeOf(error)).toBe('not_sent');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('an upload web stream that stops times out after timeoutMs on the edge build too: unknown, sent once', async () => {
+    await scenario(
+      // Reads what comes and never answers: only the stalled source can end the call.
+      httpFaultServer((_hit, req) => void req.resume(), { readBody: false }),
+      async (stalled) => {
+        const client = new ClaimsClient({ baseUrl: stalled.url, accessToken: TOKEN, timeoutMs: 400 });
+        const data = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new Uint8Array(1024).fill(0x61));
+          },
+        });
+        const { error, ms } = await failure(() =>
+          client.attachments.upload({ data, filename: 'stalled.bin' }),
+        );
+        expect(error).toBeInstanceOf(ClaimsTimeoutError);
+        expect((error as Error).message).toContain('no progress for 400 ms');
+        expect(outcomeOf(error)).toBe('unknown');
+        expect(ms).toBeGreaterThanOrEqual(350);
+        expect(ms).toBeLessThan(3_000);
+        expect(stalled.hits).toHaveLength(1);
+      },
+    );
   });
 
   it('uses the fetch it is given instead', async () => {
