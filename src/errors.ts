@@ -309,3 +309,22 @@ export class WebhookVerificationError extends ClaimsError {
     this.issues = issues;
   }
 }
+
+/**
+ * The error of a call whose earlier step failed (the metadata look-up or the `{ file }` upload
+ * before a create): the step's error restated for the call. Same class and fields, so a caller
+ * that checks `instanceof NotFoundError` or `status` still can; a message that says what it means
+ * for the call; the step's own error as `cause`; and the call's outcome (the claim was not sent,
+ * whatever the step's own). The step's error is copied, not changed.
+ */
+export function restate(error: unknown, message: string, outcome: Outcome): Error {
+  if (!isClaimsError(error)) return new ClaimsError(message, { cause: error, outcome });
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as ClaimsError;
+  Object.assign(copy, error);
+  const hidden = { configurable: true, writable: true, enumerable: false } as const;
+  Object.defineProperty(copy, 'message', { ...hidden, value: message });
+  Object.defineProperty(copy, 'cause', { ...hidden, value: error });
+  const stack = new Error(message).stack ?? '';
+  Object.defineProperty(copy, 'stack', { ...hidden, value: stack.replace(/^Error/, copy.name) });
+  return setOutcome(copy, outcome);
+}

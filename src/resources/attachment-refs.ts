@@ -1,4 +1,4 @@
-import { ClaimsError, ClaimsValidationError } from '../errors.js';
+import { ClaimsValidationError, restate } from '../errors.js';
 import { setOutcome } from '../outcome.js';
 import type { AttachmentRef, AttachmentRefInput } from '../schemas/attachments.js';
 import type { CallOptions } from '../transport.js';
@@ -68,8 +68,9 @@ function notSentAfter(error: unknown, owner: string): Error {
   // The caller's own abort stays the AbortError it expects, now saying nothing was sent.
   if (error instanceof Error && error.name === 'AbortError') return setOutcome(error, 'not_sent');
   const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return new ClaimsError(`The ${owner} was not sent: uploading its { file } attachments failed (${detail})`, {
-    cause: error,
-    outcome: 'not_sent',
-  });
+  return restate(
+    error,
+    `The ${owner} was not sent: uploading its { file } attachments failed (${detail})`,
+    'not_sent',
+  );
 }

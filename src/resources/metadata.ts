@@ -1,5 +1,5 @@
 import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
-import { ClaimsApiError, ClaimsError, ClaimsValidationError, type ValidationIssue } from '../errors.js';
+import { ClaimsApiError, ClaimsValidationError, restate, type ValidationIssue } from '../errors.js';
 import {
   type LocatedProblem,
   locateExtendedFieldProblems,
@@ -191,8 +191,9 @@ function lookupFailed(error: unknown, form: string): Error {
     error instanceof ClaimsApiError && error.status === 404
       ? `there is no incident form metadata for ${form} (the look-up answered 404)`
       : `the incident form metadata for ${form} could not be read (${error instanceof ClaimsApiError ? error.status : error instanceof Error ? error.name : String(error)})`;
-  return new ClaimsError(
+  return restate(
+    error,
     `Cannot check extendedFields: ${why}. The claim was not sent; the look-up's error is the cause.`,
-    { cause: error, outcome: 'not_sent' },
+    'not_sent',
   );
 }

@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   ClaimsClient,
   type ClaimsClientOptions,
-  ClaimsError,
   ClaimsResponseValidationError,
   ClaimsValidationError,
   extendedFieldsFrom,
@@ -194,7 +193,7 @@ describe('incidents.create with extendedFields', () => {
     metadata = (res) => json(res, 503, { message: 'metadata down' });
     const c = client();
     const error = await c.incidents.create({ ...incident, extendedFields: valid }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ClaimsError);
+    expect(error).toBeInstanceOf(InternalServerError);
     expect((error as Error).cause).toBeInstanceOf(InternalServerError);
     // The GET may have been processed; the claim surely was not sent.
     expect(outcomeOf((error as Error).cause)).toBe('unknown');
@@ -227,9 +226,12 @@ describe('incidents.create with extendedFields', () => {
     const error = await client(extra)
       .incidents.create({ ...incident, extendedFields: valid })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ClaimsError);
-    expect(error).not.toBeInstanceOf(NotFoundError);
+    // The look-up's class and status, as the contract has it, restated for the create.
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as NotFoundError).status).toBe(404);
     expect((error as Error).cause).toBeInstanceOf(NotFoundError);
+    expect((error as Error).cause).not.toBe(error);
+    expect(outcomeOf((error as Error).cause)).toBe('rejected');
     expect(outcomeOf(error)).toBe('not_sent');
     expect((error as Error).message).toContain(
       `there is no incident form metadata for programme "${incident.programmeCode}", policy type "${incident.policyTypeCode}", country "${incident.policyCountry}"`,
