@@ -22,6 +22,8 @@ export interface ClaimsServer {
   received: string[];
   /** Arrival time (ms since epoch) of each POST /incidents. */
   arrivals: number[];
+  /** Keys whose answer was written, in order. */
+  answered: string[];
   metadataLookups: number;
   uploads: number;
   maxInFlight: number;
@@ -39,6 +41,7 @@ export async function startClaimsServer(): Promise<ClaimsServer> {
     url: '',
     received: [],
     arrivals: [],
+    answered: [],
     metadataLookups: 0,
     uploads: 0,
     maxInFlight: 0,
@@ -83,7 +86,9 @@ export async function startClaimsServer(): Promise<ClaimsServer> {
       const answer = state.answer(key, n);
       if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
       inFlight--;
-      return send(res, answer);
+      send(res, answer);
+      state.answered.push(key);
+      return;
     }
     send(res, { status: 404, body: { message: 'no such route' } });
   });
