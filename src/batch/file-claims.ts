@@ -106,6 +106,8 @@ class BatchRun {
   readonly #progress: BatchProgress;
   readonly #maxRetries: number;
   #failure: { error: unknown } | undefined;
+  /** Final records being written; the run ends only after they are durable. */
+  readonly #recording = new Set<Promise<void>>();
 
   constructor(
     private readonly client: ClaimsClient,
@@ -141,6 +143,7 @@ class BatchRun {
       const concurrency = Math.max(1, Math.floor(this.options.concurrency ?? DEFAULT_CONCURRENCY));
       const workers = Array.from({ length: Math.min(concurrency, this.#queue.length) }, () => this.#work());
       await Promise.all(workers);
+      await Promise.all(this.#recording);
       for (const { claim } of this.#queue.splice(0)) {
         this.#settle(claim, { state: 'not_sent', note: 'aborted', error: 'not sent: the batch was stopped' });
       }
@@ -219,8 +222,18 @@ class BatchRun {
         record = recordOfFailure(error, base());
       }
       this.#progress.inFlight--;
-      await this.journal.write(record);
-      return this.#settle(claim, resultOf(record, 'sent'));
+      // The worker takes its next claim at once; this one is reported once its record is durable,
+      // so its write shares an fdatasync with the next `sending` records (group commit).
+      const recorded = this.journal.write(record).then(
+        () => this.#settle(claim, resultOf(record, 'sent')),
+        (error: unknown) => {
+          this.#failure ??= { error };
+          this.#stop.abort();
+        },
+      );
+      this.#recording.add(recorded);
+      void recorded.finally(() => this.#recording.delete(recorded));
+      return;
     }
   }
 
