@@ -2,8 +2,22 @@ import { ClaimsResponseValidationError, ClaimsValidationError } from '../errors.
 import type { UploadedAttachment } from '../schemas/attachments.js';
 import { schemas } from '../schemas/load.js';
 import type { CallOptions } from '../transport.js';
-import { prepareUpload, sourceFailureError, type UploadItem } from '../uploads/index.js';
+import {
+  prepareUpload,
+  sourceFailureError,
+  type UploadItem,
+  type UploadProgressListener,
+} from '../uploads/index.js';
 import { Resource } from './resource.js';
+
+/** Options of `attachments.upload`. */
+export interface UploadOptions extends CallOptions {
+  /**
+   * Called as the files' bytes are sent: per file (`fileBytes` of `fileTotal`) and in all
+   * (`bytes` of `total`, when every size is known). A repeated attempt starts again from 0.
+   */
+  onProgress?: UploadProgressListener;
+}
 
 export class Attachments extends Resource {
   /**
@@ -21,14 +35,18 @@ export class Attachments extends Resource {
    */
   async upload(
     files: UploadItem | readonly UploadItem[],
-    options?: CallOptions,
+    options?: UploadOptions,
   ): Promise<UploadedAttachment[]> {
     const list: readonly unknown[] = Array.isArray(files) ? files : [files];
     if (list.length === 0) {
       throw new ClaimsValidationError([{ path: 'files', message: 'give at least one file to upload' }]);
     }
     const s = await schemas();
-    const prepared = await prepareUpload(list, (i) => (Array.isArray(files) ? `files[${i}]` : 'files'));
+    const prepared = await prepareUpload(
+      list,
+      (i) => (Array.isArray(files) ? `files[${i}]` : 'files'),
+      options?.onProgress,
+    );
     let uploaded: UploadedAttachment[];
     try {
       uploaded = await this.transport.request(

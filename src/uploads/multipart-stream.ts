@@ -3,6 +3,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type FormData from 'form-data';
 import { fileStreamOpener } from './file.js';
 import type { Part, Source } from './inputs.js';
+import { progressCounter, type UploadProgressListener } from './progress.js';
 import { type SourceState, sourceFailureError } from './source-failure.js';
 
 /**
@@ -36,6 +37,7 @@ export async function openMultipart(
   parts: readonly Part[],
   sizes: ReadonlyArray<number | undefined>,
   state: SourceState,
+  onProgress?: UploadProgressListener,
 ): Promise<{ stream: Readable; headers: Record<string, string> }> {
   // form-data (and its mime table) loads node:fs at require time: import it only when uploading.
   const { default: FormDataClass } = await import('form-data');
@@ -50,6 +52,7 @@ export async function openMultipart(
   const sources = new Set<Readable>();
   const body = new MultipartStream(form, sources);
   state.current = body;
+  const counter = onProgress ? progressCounter(onProgress, sizes) : undefined;
   for (const [i, part] of parts.entries()) {
     const header =
       `--${boundary}\r\nContent-Disposition: ${contentDisposition(part.filename)}\r\n` +
@@ -65,6 +68,8 @@ export async function openMultipart(
         sources.add(stream);
         state.watch(stream, part.filename);
       }
+      // A second 'data' listener beside form-data's pipe: it only counts, the pipe keeps the pace.
+      if (counter) stream.on('data', counter(i, part.filename));
       next(stream);
     };
     form.append('', lazy, { header, knownLength: sizes[i] ?? 0 });

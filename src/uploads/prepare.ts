@@ -3,6 +3,7 @@ import type { StreamBody } from '../transport.js';
 import { statFile } from './file.js';
 import { type Part, type Source, toPart } from './inputs.js';
 import { openMultipart } from './multipart-stream.js';
+import type { UploadProgressListener } from './progress.js';
 import { SourceState } from './source-failure.js';
 
 /** A checked upload, ready to send: the multipart body and what the answer must match. */
@@ -25,6 +26,7 @@ export interface PreparedUpload {
 export async function prepareUpload(
   items: readonly unknown[],
   issuePath: (index: number) => string,
+  onProgress?: UploadProgressListener,
 ): Promise<PreparedUpload> {
   const issues: ValidationIssue[] = [];
   const parts: Part[] = [];
@@ -64,7 +66,7 @@ export async function prepareUpload(
   }
   const body: StreamBody = {
     replayable: parts.every((p) => p.source.kind !== 'readable' && p.source.kind !== 'web'),
-    open: () => openMultipart(parts, sizes, state),
+    open: () => openMultipart(parts, sizes, state, onProgress),
   };
   return { body, filenames: parts.map((p) => p.filename), sourceFailure: () => state.failure };
 }
