@@ -5,6 +5,9 @@
  * `incidents.create` calls with no journal. Rounds alternate A B B A so load from elsewhere
  * hits both alike; the throughput ratio is taken per round. Target: ≥ 0.9.
  *
+ * Then the same against a server that answers after BATCH_BENCH_LATENCY_MS (default 20 ms, on
+ * BATCH_BENCH_LATENCY_CLAIMS claims, default 2,000), as a real API does.
+ *
  * Also measured, without any network: the journal's own cost per claim (two durable records),
  * at concurrency 16 (group commit) and 1 (one fdatasync per record).
  *
@@ -22,6 +25,9 @@ const CLAIMS = positiveInt('BATCH_BENCH_CLAIMS', 10_000);
 const ROUNDS = positiveInt('BATCH_BENCH_ROUNDS', 3);
 const CONCURRENCY = 16;
 const TARGET_RATIO = 0.9;
+/** A second comparison against a server that takes this long per claim, as a real API does. */
+const LATENCY_MS = positiveInt('BATCH_BENCH_LATENCY_MS', 20);
+const LATENCY_CLAIMS = positiveInt('BATCH_BENCH_LATENCY_CLAIMS', 2_000);
 const TMP = join(ROOT, '.bench-tmp');
 const OUT_FILE = join(TMP, 'batch.json');
 
@@ -38,9 +44,11 @@ const incident = (i: number) => ({
   incidentDate: '2026-11-02',
   description: `Kitchen fire, smoke damage to the ceiling and the east wall; claim ${i}.`,
 });
-const claims = Array.from({ length: CLAIMS }, (_, i) => ({ key: `B-${i}`, incident: incident(i) }));
+const makeClaims = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ key: `B-${i}`, incident: incident(i) }));
+type Claims = ReturnType<typeof makeClaims>;
 
-async function plainPool(client: Sdk.ClaimsClient): Promise<number> {
+async function plainPool(client: Sdk.ClaimsClient, claims: Claims): Promise<number> {
   const started = performance.now();
   let next = 0;
   const worker = async () => {
@@ -51,7 +59,12 @@ async function plainPool(client: Sdk.ClaimsClient): Promise<number> {
   return performance.now() - started;
 }
 
-async function withJournal(client: Sdk.ClaimsClient, batch: typeof Batch, round: number): Promise<number> {
+async function withJournal(
+  client: Sdk.ClaimsClient,
+  batch: typeof Batch,
+  claims: Claims,
+  round: number,
+): Promise<number> {
   const journal = join(TMP, `batch-bench-${round}.journal`);
   await rm(journal, { force: true });
   const started = performance.now();
@@ -61,7 +74,7 @@ async function withJournal(client: Sdk.ClaimsClient, batch: typeof Batch, round:
   }
   const ms = performance.now() - started;
   await rm(journal, { force: true });
-  if (filed !== CLAIMS) throw new Error(`only ${filed} of ${CLAIMS} filed`);
+  if (filed !== claims.length) throw new Error(`only ${filed} of ${claims.length} filed`);
   return ms;
 }
 
@@ -87,20 +100,34 @@ async function journalOnly(batch: typeof Batch, concurrency: number, count: numb
   return (ms * 1000) / count;
 }
 
-async function main(): Promise<void> {
-  ensureBuilt();
-  await mkdir(TMP, { recursive: true });
-  const sdk = (await import('../dist/index.js' as string)) as typeof Sdk;
-  const batch = (await import('../dist/batch/index.js' as string)) as typeof Batch;
+interface Comparison {
+  serverDelayMs: number;
+  claims: number;
+  plainRps: number;
+  batchRps: number;
+  ratio: number;
+}
+
+/** Both sides, rounds alternating A B B A / B A A B, against a server answering after `delayMs`. */
+async function compare(
+  sdk: typeof Sdk,
+  batch: typeof Batch,
+  delayMs: number,
+  count: number,
+  rounds: number,
+): Promise<Comparison> {
+  process.env.BENCH_SERVER_DELAY_MS = String(delayMs);
   const server = await startServerProcess(fileURLToPath(new URL('./lib/api-server.mjs', import.meta.url)), 1);
   try {
     const client = new sdk.ClaimsClient({ baseUrl: server.url, accessToken: 'tok_bench_0123456789abcdef' });
-    // Warm-up: JIT and a full connection pool.
-    await plainPool(client);
+    const claims = makeClaims(count);
+    // Warm-up: JIT and a full connection pool, both sides.
+    await plainPool(client, claims.slice(0, 2_000));
+    await withJournal(client, batch, claims.slice(0, 2_000), -1);
     const ratios: number[] = [];
     const plainRps: number[] = [];
     const batchRps: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < rounds; r++) {
       const order =
         r % 2 === 0
           ? (['plain', 'batch', 'batch', 'plain'] as const)
@@ -108,36 +135,55 @@ async function main(): Promise<void> {
       const ms: Record<'plain' | 'batch', number[]> = { plain: [], batch: [] };
       for (const [i, side] of order.entries()) {
         ms[side].push(
-          side === 'plain' ? await plainPool(client) : await withJournal(client, batch, r * 4 + i),
+          side === 'plain'
+            ? await plainPool(client, claims)
+            : await withJournal(client, batch, claims, r * 4 + i),
         );
       }
-      const p = CLAIMS / (median(ms.plain) / 1000);
-      const b = CLAIMS / (median(ms.batch) / 1000);
+      const p = count / (median(ms.plain) / 1000);
+      const b = count / (median(ms.batch) / 1000);
       plainRps.push(p);
       batchRps.push(b);
       ratios.push(b / p);
       process.stdout.write(
-        `round ${r + 1}: plain pool ${round(p)} claims/s, fileClaims+journal ${round(b)} claims/s, ratio ${round(b / p, 3)}\n`,
+        `server delay ${delayMs} ms, round ${r + 1}: plain pool ${round(p)} claims/s, fileClaims+journal ${round(b)} claims/s, ratio ${round(b / p, 3)}\n`,
       );
     }
-    const journalUs16 = await journalOnly(batch, CONCURRENCY, Math.min(CLAIMS, 5_000));
-    const journalUs1 = await journalOnly(batch, 1, Math.min(CLAIMS, 500));
-    const result = {
-      machine: machine(),
-      claims: CLAIMS,
-      concurrency: CONCURRENCY,
-      rounds: ROUNDS,
+    return {
+      serverDelayMs: delayMs,
+      claims: count,
       plainRps: round(median(plainRps)),
       batchRps: round(median(batchRps)),
       ratio: round(median(ratios), 3),
-      journalUsPerClaim: { concurrency16: round(journalUs16), concurrency1: round(journalUs1) },
-      target: { ratio: TARGET_RATIO, met: median(ratios) >= TARGET_RATIO },
     };
-    await writeFile(OUT_FILE, `${JSON.stringify(result, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {
     await stop(server.child);
   }
+}
+
+async function main(): Promise<void> {
+  ensureBuilt();
+  await mkdir(TMP, { recursive: true });
+  const sdk = (await import('../dist/index.js' as string)) as typeof Sdk;
+  const batch = (await import('../dist/batch/index.js' as string)) as typeof Batch;
+  const instant = await compare(sdk, batch, 0, CLAIMS, ROUNDS);
+  const withLatency = await compare(sdk, batch, LATENCY_MS, LATENCY_CLAIMS, 2);
+  const journalUs16 = await journalOnly(batch, CONCURRENCY, Math.min(CLAIMS, 5_000));
+  const journalUs1 = await journalOnly(batch, 1, Math.min(CLAIMS, 500));
+  const result = {
+    machine: machine(),
+    claims: CLAIMS,
+    concurrency: CONCURRENCY,
+    rounds: ROUNDS,
+    plainRps: instant.plainRps,
+    batchRps: instant.batchRps,
+    ratio: instant.ratio,
+    withLatency,
+    journalUsPerClaim: { concurrency16: round(journalUs16), concurrency1: round(journalUs1) },
+    target: { ratio: TARGET_RATIO, met: instant.ratio >= TARGET_RATIO },
+  };
+  await writeFile(OUT_FILE, `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }
 
 await main();

@@ -6,6 +6,9 @@ import { acquireLock } from './lock-file.js';
 import { decodeRecord, encodeRecord, type JournalRecord } from './record.js';
 import type { JournalStore } from './store.js';
 
+/** How many `fdatasync` calls may be under way at once (each covers every write before it). */
+const MAX_SYNCS = 4;
+
 interface Pending {
   bytes: Buffer;
   resolve(): void;
@@ -76,10 +79,19 @@ export class FileJournalStore implements JournalStore {
     this.#unlock = undefined;
   }
 
-  /** Writes everything queued in one write and one `fdatasync`, until nothing is queued. */
+  /**
+   * Writes everything queued in one write, then starts its `fdatasync` and, without waiting
+   * for it, writes what queued meanwhile: writes stay in order, syncs overlap (up to
+   * MAX_SYNCS), and a record resolves once a sync that began after its write has returned.
+   */
   async #flush(): Promise<void> {
     const handle = this.#handle as FileHandle;
-    while (this.#pending.length > 0) {
+    const syncs = new Set<Promise<void>>();
+    while (this.#pending.length > 0 || syncs.size > 0) {
+      if (this.#pending.length === 0 || syncs.size >= MAX_SYNCS) {
+        await Promise.race(syncs);
+        continue;
+      }
       const batch = this.#pending;
       this.#pending = [];
       try {
@@ -88,18 +100,27 @@ export class FileJournalStore implements JournalStore {
         for (let written = 0; written < bytes.length; ) {
           written += (await handle.write(bytes, written)).bytesWritten;
         }
-        await handle.datasync();
-        for (const p of batch) p.resolve();
       } catch (error) {
-        // A record that may be half written: nothing after it may claim to be durable.
-        this.#broken = new JournalError('corrupt', `Writing the journal ${this.path} failed`, {
-          cause: error,
-        });
-        for (const p of [...batch, ...this.#pending]) p.reject(this.#broken);
-        this.#pending = [];
+        this.#fail(batch, error);
+        continue;
       }
+      const sync: Promise<void> = handle.datasync().then(
+        () => {
+          for (const p of batch) p.resolve();
+        },
+        (error: unknown) => this.#fail(batch, error),
+      );
+      syncs.add(sync);
+      void sync.finally(() => syncs.delete(sync));
     }
     this.#flushing = undefined;
+  }
+
+  /** A record that may be half written: nothing after it may claim to be durable. */
+  #fail(batch: Pending[], error: unknown): void {
+    this.#broken ??= new JournalError('corrupt', `Writing the journal ${this.path} failed`, { cause: error });
+    for (const p of [...batch, ...this.#pending]) p.reject(this.#broken);
+    this.#pending = [];
   }
 
   async #scan(): Promise<{ records: JournalRecord[]; goodBytes: number; fileBytes: number }> {
