@@ -199,7 +199,22 @@ class BatchRun {
         error: 'another run sharing this journal took this key first',
       });
     }
+    let lastError: unknown;
     for (let retry = 0; ; retry++) {
+      // Checked again right before the POST: a pause set while this claim's `sending` record
+      // was being synced holds it too.
+      if (!(await this.#gate.ready(signal))) {
+        // Stopped before sending (again): nothing of this attempt reached the server, and any
+        // earlier attempt was provably not processed (a 429 or no connection).
+        const stopped: JournalRecord = {
+          ...base(),
+          state: 'not_sent',
+          error:
+            lastError === undefined ? 'not sent: the batch was stopped' : `not sent: ${messageOf(lastError)}`,
+        };
+        await this.journal.write(stopped);
+        return this.#settle(claim, resultOf(stopped, 'aborted'));
+      }
       this.#progress.inFlight++;
       let record: JournalRecord;
       try {
@@ -209,15 +224,8 @@ class BatchRun {
         if (isResendable(error) && retry < this.#maxRetries) {
           this.#progress.inFlight--;
           this.#gate.pause(pauseFor(error, retry));
-          if (await this.#gate.ready(signal)) continue;
-          // Stopped while waiting: the last attempt provably did not reach the server.
-          const stopped: JournalRecord = {
-            ...base(),
-            state: 'not_sent',
-            error: `not sent: ${messageOf(error)}`,
-          };
-          await this.journal.write(stopped);
-          return this.#settle(claim, resultOf(stopped, 'aborted'));
+          lastError = error;
+          continue;
         }
         record = recordOfFailure(error, base());
       }

@@ -9,6 +9,8 @@ export interface Answer {
   headers?: Record<string, string>;
   /** Wait this long before answering, in ms. */
   delayMs?: number;
+  /** Answer only once this settles. */
+  hold?: Promise<void>;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function startClaimsServer(): Promise<ClaimsServer> {
       state.maxInFlight = Math.max(state.maxInFlight, inFlight);
       const answer = state.answer(key, n);
       if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+      if (answer.hold) await answer.hold;
       inFlight--;
       send(res, answer);
       state.answered.push(key);

@@ -167,6 +167,28 @@ describe('fileClaims', () => {
     expect(server.received).toHaveLength(13);
   });
 
+  it('an abort during a 429 pause leaves the refused claim not_sent in the journal, sent on the next run', async () => {
+    const controller = new AbortController();
+    server.answer = (key, n) => {
+      if (n === 0) {
+        setTimeout(() => controller.abort(), 200);
+        return { status: 429, headers: { 'retry-after': '30' }, body: {} };
+      }
+      return defaultAnswer(key);
+    };
+    const started = Date.now();
+    const results = await run([claimLine('K1'), claimLine('K2')], {
+      concurrency: 1,
+      signal: controller.signal,
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(results.get('K1')).toMatchObject({ state: 'not_sent', note: 'aborted' });
+    expect(results.get('K2')).toMatchObject({ state: 'not_sent', note: 'aborted' });
+    expect(server.received).toEqual(['K1']);
+    const again = await run([claimLine('K1'), claimLine('K2')]);
+    expect(again.get('K1')).toMatchObject({ state: 'filed', note: 'sent' });
+  });
+
   it('stops taking claims on abort: those in flight settle and are recorded, queued ones are not_sent', async () => {
     const controller = new AbortController();
     server.answer = (key, n) => {

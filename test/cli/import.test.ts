@@ -107,10 +107,16 @@ describe('claims import', () => {
 
   it('refuses a second run on the same journal while the first holds it', async () => {
     writeBatch(keys(10).map((k) => claimLine(k)));
-    server.answer = (key) => ({ ...defaultAnswer(key), delayMs: 150 });
+    // The first run's POSTs are held until the second run has been refused.
+    let release = () => {};
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    server.answer = (key) => ({ ...defaultAnswer(key), hold });
     const first = startClaims(['import', input, '--concurrency', '2'], server.url);
     await until(() => server.received.length >= 1);
     const second = await runClaims(['import', input], server.url);
+    release();
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/journal is in use by process \d+/);
     expect((await first.done).code).toBe(0);
