@@ -19,7 +19,8 @@ export default defineConfig([
       'auth/index': 'src/auth/index.ts',
     },
     format: ['esm', 'cjs'],
-    dts: true,
+    // `@internal` members (the sub-clients' transport and constructors) stay out of the types.
+    dts: { compilerOptions: { stripInternal: true } },
   },
   {
     // The bins are run by node directly: ESM is all they need.

@@ -19,6 +19,7 @@ export interface UploadOptions extends CallOptions {
   onProgress?: UploadProgressListener;
 }
 
+/** File uploads (`client.attachments`): `upload`. */
 export class Attachments extends Resource {
   /**
    * Uploads one or more files in one multipart request (POST `/attachments`), one part per
