@@ -178,6 +178,29 @@ describe('claims import', () => {
     expect(JSON.parse(listed.stdout)).toEqual([]);
   }, 30_000);
 
+  it('reads a CSV batch: incident fields as columns, extended fields by identifier, lines named from the file', async () => {
+    const csv = join(dir, 'claims.csv');
+    writeFileSync(
+      csv,
+      [
+        'key,programmeCode,policyCountry,policyTypeCode,incidentDate,description,claim_form:Cause_Of_Loss',
+        'C1,PRG,GB,T1,2026-01-31,C1,Fire',
+        'C2,PRG,GB,T1,2026-01-31,C2,Lava',
+      ].join('\n'),
+    );
+    const dry = await runClaims(['import', csv, '--dry-run'], server.url);
+    expect(dry.code).toBe(2);
+    expect(dry.stderr).toMatch(/line 3 \(key "C2"\) incident\.extendedFields\[0\]: claim_form:Cause_Of_Loss/);
+    writeFileSync(csv, readFileSync(csv, 'utf8').replace('Lava', 'Flood'));
+    const filed = await runClaims(['import', csv, '--json'], server.url);
+    expect(filed.code).toBe(0);
+    expect((JSON.parse(filed.stdout) as ReportEntry[]).map((e) => [e.key, e.state])).toEqual([
+      ['C1', 'filed'],
+      ['C2', 'filed'],
+    ]);
+    expect(server.received.sort()).toEqual(['C1', 'C2']);
+  });
+
   it('exits 2 for bad usage: no token in the environment, an unknown option', async () => {
     writeBatch([claimLine('K1')]);
     const noToken = await runClaims(['import', input], server.url, { CLAIMS_TOKEN: undefined });
