@@ -1,11 +1,12 @@
 import { ClaimsError, ClaimsValidationError } from '../errors.js';
 
 /** Why the journal refused: see {@link JournalError}. */
-export type JournalErrorCode = 'locked' | 'corrupt' | 'not_resolvable' | 'unknown_key' | 'closed';
+export type JournalErrorCode = 'locked' | 'corrupt' | 'io' | 'not_resolvable' | 'unknown_key' | 'closed';
 
 /**
  * The submission journal refused: another run holds its lock (`locked`), a record other than
- * the last is damaged (`corrupt`), a key cannot be resolved in its state (`not_resolvable`,
+ * the last is damaged (`corrupt`), the file could not be read or written (`io`, the system's
+ * error as `cause`), a key cannot be resolved in its state (`not_resolvable`,
  * `unknown_key`), or it was used after `close()` (`closed`). Nothing was sent.
  */
 export class JournalError extends ClaimsError {

@@ -41,7 +41,11 @@ export class FileJournalStore implements JournalStore {
 
   async open(): Promise<void> {
     if (this.#unlock) return;
-    this.#unlock = await acquireLock(`${this.path}.lock`);
+    try {
+      this.#unlock = await acquireLock(`${this.path}.lock`);
+    } catch (error) {
+      throw asJournalError(error, `Cannot lock the journal ${this.path}`);
+    }
     try {
       const { records, goodBytes, fileBytes } = await this.#scan();
       if (goodBytes < fileBytes) await truncate(this.path, goodBytes);
@@ -52,7 +56,7 @@ export class FileJournalStore implements JournalStore {
     } catch (error) {
       await this.#unlock();
       this.#unlock = undefined;
-      throw error;
+      throw asJournalError(error, `Cannot open the journal ${this.path}`);
     }
   }
 
@@ -118,7 +122,7 @@ export class FileJournalStore implements JournalStore {
 
   /** A record that may be half written: nothing after it may claim to be durable. */
   #fail(batch: Pending[], error: unknown): void {
-    this.#broken ??= new JournalError('corrupt', `Writing the journal ${this.path} failed`, { cause: error });
+    this.#broken ??= new JournalError('io', `Writing the journal ${this.path} failed`, { cause: error });
     for (const p of [...batch, ...this.#pending]) p.reject(this.#broken);
     this.#pending = [];
   }
@@ -155,6 +159,12 @@ export class FileJournalStore implements JournalStore {
     }
     return { records, goodBytes: offset, fileBytes: data.length };
   }
+}
+
+function asJournalError(error: unknown, message: string): JournalError {
+  if (error instanceof JournalError) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return new JournalError('io', `${message}${code ? ` (${code})` : ''}`, { cause: error });
 }
 
 /** Makes a new file's directory entry durable too (Linux and macOS; a no-op where unsupported). */

@@ -142,6 +142,13 @@ describe('FileJournalStore', () => {
     await again.close();
   });
 
+  it('says JournalError io (the system error as cause) for a journal in a missing directory', async () => {
+    const error = await Journal.open(join(dir, 'missing', 'j')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JournalError);
+    expect(error).toMatchObject({ code: 'io' });
+    expect((error as Error).message).toContain('ENOENT');
+  });
+
   it('refuses appends once closed', async () => {
     const store = new FileJournalStore(path);
     await store.open();
