@@ -23,6 +23,16 @@ export default defineConfig([
     dts: { compilerOptions: { stripInternal: true } },
   },
   {
+    // Runtimes without Node (workerd, Deno, Bun, browsers), picked by export conditions. Built
+    // for the neutral platform: any node: import would fail here (and test/packaging/edge.test.ts
+    // says which module brought it in). Types are the Node entry's: the API is the same.
+    ...shared,
+    entry: { edge: 'src/edge.ts' },
+    format: ['esm', 'cjs'],
+    platform: 'neutral',
+    target: 'es2022',
+  },
+  {
     // The bins are run by node directly: ESM is all they need.
     ...shared,
     entry: { 'bin/claims-sandbox': 'src/bin/claims-sandbox.ts', 'bin/claims': 'src/cli/main.ts' },

@@ -1,4 +1,4 @@
-export { ClaimsClient, type ClaimsClientOptions } from './client.js';
+export type { ClaimsClientOptions } from './client.js';
 export {
   EventCategories,
   type EventCategory,
@@ -44,6 +44,7 @@ export {
 } from './extended-fields.js';
 export type { Logger, LogLevel } from './logger.js';
 export { type Outcome, outcomeOf } from './outcome.js';
+export { ClaimsClient } from './platform/node.js';
 export type { UploadOptions } from './resources/attachments.js';
 export type { BodyCallOptions } from './resources/extra-body.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';

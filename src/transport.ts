@@ -1,18 +1,17 @@
-import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZodType } from 'zod';
 import { ClaimsConnectionError, ClaimsError, ClaimsValidationError } from './errors.js';
 import { readApiError, readSuccess } from './internal/answer.js';
 import { mergeHeaders } from './internal/headers.js';
 import { callOptionIssues, isSendableToken } from './internal/options.js';
 import { redactorFor } from './internal/redact.js';
+import { sleep } from './internal/sleep.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, RequestLog } from './logger.js';
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
-import { type CallSpan, traceCall } from './telemetry/call-span.js';
+import type { CallSpan, TraceCall } from './telemetry/call-span.js';
 import { abortError } from './wire/abort.js';
-import type { Wire, WireResponse } from './wire/types.js';
+import type { StreamedBody, Wire, WireResponse } from './wire/types.js';
 
 /** Options every SDK method takes as its last argument. */
 export interface CallOptions {
@@ -43,7 +42,7 @@ export type AccessTokenProvider = (context?: AccessTokenContext) => string | Pro
 
 /** A streamed request body (multipart upload), opened anew for each attempt. */
 export interface StreamBody {
-  open(): Promise<{ stream: Readable; headers: Record<string, string> }>;
+  open(): Promise<{ stream: StreamedBody; headers: Record<string, string> }>;
   /** False when the source can be read only once (a caller's stream): then no repeat. */
   replayable: boolean;
 }
@@ -83,6 +82,12 @@ export interface TransportConfig {
   wire: Wire;
   /** Where attempts and retries are logged; off when absent. */
   log?: RequestLog;
+  /**
+   * OpenTelemetry's seam (`traceCall` of src/telemetry), given by the Node entry only: the edge
+   * build must not reach `import('@opentelemetry/api')`, which bundlers and workerd refuse
+   * where the optional peer is absent. Calls are untraced without it.
+   */
+  trace?: TraceCall;
 }
 
 /**
@@ -127,7 +132,7 @@ export class Transport {
   /** Validates, sends (with retries) and parses one call. */
   request<T>(spec: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
     // OpenTelemetry (src/telemetry): without a registered tracer provider, one property read.
-    const traced = traceCall(spec.method, spec.route ?? spec.path);
+    const traced = this.#config.trace?.(spec.method, spec.route ?? spec.path);
     return traced ? traced((span) => this.#request(spec, options, span)) : this.#request(spec, options);
   }
 
@@ -174,7 +179,7 @@ export class Transport {
         const source = config.accessToken;
         const token = typeof source === 'string' ? source : await this.#token(refreshedToken);
         if (!shared) headers.authorization = `Bearer ${token}`;
-        let wireBody: string | Readable | undefined = body;
+        let wireBody: string | StreamedBody | undefined = body;
         if (spec.stream) {
           const opened = await spec.stream.open();
           Object.assign(headers, opened.headers);
@@ -334,7 +339,7 @@ function settleOutcome(error: unknown, current: Outcome, earlier: boolean): unkn
 /** Waits between attempts; a caller's abort ends the wait with AbortError. */
 async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
   try {
-    await sleep(ms, undefined, { signal });
+    await sleep(ms, signal);
   } catch {
     throw abortError(signal as AbortSignal);
   }

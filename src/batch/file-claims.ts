@@ -1,4 +1,4 @@
-import type { ClaimsClient } from '../client.js';
+import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { ClaimsApiError } from '../errors.js';
 import { resolveAttachmentRefs } from '../resources/attachment-refs.js';
 import { backoffDelay, parseRetryAfter } from '../retry.js';

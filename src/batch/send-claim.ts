@@ -1,4 +1,4 @@
-import type { ClaimsClient } from '../client.js';
+import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { ClaimsApiError, ClaimsConnectionError, RateLimitError } from '../errors.js';
 import { outcomeOf } from '../outcome.js';
 import type { IncidentCreate, IncidentCreated } from '../schemas/incidents.js';

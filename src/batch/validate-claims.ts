@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { ClaimsClient } from '../client.js';
+import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { locateExtendedFieldProblems } from '../extended-fields.js';
 import { collectIssues } from '../internal/validate.js';
 import { outcomeOf } from '../outcome.js';

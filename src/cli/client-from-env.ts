@@ -1,4 +1,4 @@
-import { ClaimsClient } from '../client.js';
+import { ClaimsClient } from '../platform/node.js';
 import { UsageError } from './exit-codes.js';
 
 /** The client the CLI uses: `CLAIMS_BASE_URL` and `CLAIMS_TOKEN` from the environment. */

@@ -1,4 +1,4 @@
-import type { ClaimsClient } from '../client.js';
+import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import type { UploadedAttachment } from '../schemas/attachments.js';
 import type { UploadProgress } from '../uploads/index.js';
 

@@ -1,13 +1,11 @@
 import { ClaimsResponseValidationError, ClaimsValidationError } from '../errors.js';
 import type { UploadedAttachment } from '../schemas/attachments.js';
 import { schemas } from '../schemas/load.js';
-import type { CallOptions } from '../transport.js';
-import {
-  prepareUpload,
-  sourceFailureError,
-  type UploadItem,
-  type UploadProgressListener,
-} from '../uploads/index.js';
+import type { CallOptions, Transport } from '../transport.js';
+import type { UploadItem } from '../uploads/inputs.js';
+import type { PrepareUpload } from '../uploads/prepare.js';
+import type { UploadProgressListener } from '../uploads/progress.js';
+import { sourceFailureError } from '../uploads/source-failure.js';
 import { Resource } from './resource.js';
 
 /** Options of `attachments.upload`. */
@@ -21,6 +19,14 @@ export interface UploadOptions extends CallOptions {
 
 /** File uploads (`client.attachments`): `upload`. */
 export class Attachments extends Resource {
+  /** @param prepareUpload the runtime's multipart builder (Node streams, or web streams on the edge). */
+  constructor(
+    transport: Transport,
+    private readonly prepareUpload: PrepareUpload,
+  ) {
+    super(transport);
+  }
+
   /**
    * Uploads one or more files in one multipart request (POST `/attachments`), one part per
    * file with an empty form name. Files are streamed from disk or from the given data, never
@@ -43,7 +49,7 @@ export class Attachments extends Resource {
       throw new ClaimsValidationError([{ path: 'files', message: 'give at least one file to upload' }]);
     }
     const s = await schemas();
-    const prepared = await prepareUpload(
+    const prepared = await this.prepareUpload(
       list,
       (i) => (Array.isArray(files) ? `files[${i}]` : 'files'),
       options?.onProgress,

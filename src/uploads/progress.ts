@@ -14,6 +14,8 @@ export interface UploadProgress {
   total: number | undefined;
 }
 
+const encoder = new TextEncoder();
+
 /** Called as an upload's bytes are sent; a repeated attempt starts again from 0. */
 export type UploadProgressListener = (progress: UploadProgress) => void;
 
@@ -24,7 +26,7 @@ export type UploadProgressListener = (progress: UploadProgress) => void;
 export function progressCounter(
   listener: UploadProgressListener,
   sizes: ReadonlyArray<number | undefined>,
-): (index: number, filename: string) => (chunk: Buffer | string) => void {
+): (index: number, filename: string) => (chunk: Uint8Array | string) => void {
   const total = sizes.every((s) => s !== undefined)
     ? sizes.reduce<number>((a, s) => a + (s ?? 0), 0)
     : undefined;
@@ -32,7 +34,8 @@ export function progressCounter(
   return (index, filename) => {
     let fileBytes = 0;
     return (chunk) => {
-      const n = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      // No Buffer: the edge build counts with this too.
+      const n = typeof chunk === 'string' ? encoder.encode(chunk).byteLength : chunk.byteLength;
       fileBytes += n;
       bytes += n;
       listener({ filename, index, fileBytes, fileTotal: sizes[index], bytes, total });

@@ -1,5 +1,17 @@
 import type { Readable } from 'node:stream';
 
+/**
+ * A streamed request body: a Node `Readable` (the Node entry's multipart) or a web stream (the
+ * edge entry's). Both can be destroyed, which the transport does when an attempt fails.
+ */
+export type StreamedBody = Readable | WebStreamBody;
+
+/** A web `ReadableStream` body; `destroy()` cancels it and the sources it reads. */
+export interface WebStreamBody {
+  readonly web: ReadableStream<Uint8Array>;
+  destroy(error?: Error): void;
+}
+
 /** One HTTP attempt, as the transport hands it to a wire. */
 export interface WireRequest {
   /** The full URL. */
@@ -11,7 +23,7 @@ export interface WireRequest {
   method: string;
   headers: Record<string, string>;
   /** A JSON string, a stream (multipart upload) or nothing. */
-  body: string | Readable | undefined;
+  body: string | StreamedBody | undefined;
   signal: AbortSignal | undefined;
   /** Longest time without progress: waiting for headers, or between body chunks. */
   timeoutMs: number;

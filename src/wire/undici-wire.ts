@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Dispatcher, request as undiciRequest } from 'undici';
 import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../errors.js';
 import { abortError } from './abort.js';
@@ -34,7 +35,8 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
         path: req.path,
         method: req.method as Dispatcher.HttpMethod,
         headers: copyHeaders ? { ...req.headers } : req.headers,
-        body: req.body,
+        // Only the Node entry uses this wire, and its uploads are Node streams, never web ones.
+        body: req.body as string | Readable | undefined,
         signal: req.signal,
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,

@@ -6,7 +6,7 @@ import { BatchInputError } from '../../src/batch/errors.js';
 import { fileClaims } from '../../src/batch/file-claims.js';
 import { Journal } from '../../src/batch/journal.js';
 import type { BatchProgress, ClaimResult } from '../../src/batch/result.js';
-import { ClaimsClient } from '../../src/client.js';
+import { ClaimsClient } from '../../src/index.js';
 import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from './claims-server.js';
 
 let server: ClaimsServer;

@@ -66,3 +66,28 @@ describe('attachments.upload onProgress', () => {
     });
   });
 });
+
+describe('attachments.upload onProgress on the edge build (web streams)', () => {
+  it('reports the same counts as the Node build', async () => {
+    const { ClaimsClient: EdgeClient } = await import('../../src/edge.js');
+    server.handle((_req, res) => json(res, 201, answerFor(2)));
+    const events: UploadProgress[] = [];
+    const client = new EdgeClient({ baseUrl: server.url, accessToken: 'tok' });
+    await client.attachments.upload(
+      [
+        { data: new Uint8Array(2_500_000), filename: 'a.bin' },
+        { data: new Blob(['hello']), filename: 'b.txt' },
+      ],
+      { onProgress: (p) => events.push(p) },
+    );
+    expect(events.at(-1)).toEqual({
+      filename: 'b.txt',
+      index: 1,
+      fileBytes: 5,
+      fileTotal: 5,
+      bytes: 2_500_005,
+      total: 2_500_005,
+    });
+    expect(events.filter((e) => e.index === 0).at(-1)).toMatchObject({ fileBytes: 2_500_000 });
+  });
+});
