@@ -73,10 +73,6 @@ function runChild(script: string, url: string, nodeArgs: string[] = []): Sample 
   return JSON.parse(out) as Sample;
 }
 
-function pct(value: number, digits = 2): number {
-  return round(value, digits);
-}
-
 async function main(): Promise<void> {
   ensureBuilt();
   await rm(WORK_DIR, { recursive: true, force: true });
@@ -145,7 +141,7 @@ async function main(): Promise<void> {
       round(median((samples.get(name) ?? []).map((s) => s.importMs ?? 0)), 1),
     ]),
   );
-  const ratioMedians = Object.fromEntries([...ratios].map(([key, list]) => [key, pct(median(list))]));
+  const ratioMedians = Object.fromEntries([...ratios].map(([key, list]) => [key, round(median(list), 2)]));
   const worstToFetch = Math.max(
     ...(['sdk esm', 'sdk cjs', 'bundle esm', 'bundle cjs'] as const).map(
       (n) => ratioMedians[`${n}/fetch`] ?? 0,
