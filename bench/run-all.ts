@@ -53,13 +53,30 @@ const BENCHES: Bench[] = [
     json: 'cold-start.json',
     summarise(result) {
       const ms = result.medianMs as Record<string, number>;
-      const pkg = result.package as { packedBytes: number; unpackedBytes: number; files: number };
-      const target = result.target as { met: boolean; ms: number };
+      const ratio = result.ratio as Record<string, number>;
+      const target = result.target as { met: boolean; ratioToFetch: number; worst: number };
+      const bundle = result.bundle as Record<
+        string,
+        { kib: number; byPackageKiB: Array<{ name: string; kib: number }> }
+      >;
+      const profile = result.profile as { top: Array<{ what: string; ms: number; percent: number }> };
+      const sdkCases = ['sdk esm', 'sdk cjs', 'bundle esm', 'bundle cjs'];
       return [
-        `import, median: SDK ESM ${ms['sdk esm']} ms, CJS ${ms['sdk cjs']} ms; undici alone ESM ${ms['undici esm']} ms, CJS ${ms['undici cjs']} ms`,
-        `SDK import, then undici and zod as its first call loads them: ESM ${ms['sdk+deps esm']} ms`,
-        `target: SDK import < ${target.ms} ms: ${target.met ? 'met' : 'MISSED'}`,
-        `package: ${(pkg.packedBytes / 1024).toFixed(1)} KiB packed, ${(pkg.unpackedBytes / 1024).toFixed(1)} KiB unpacked, ${pkg.files} files`,
+        `first POST in a fresh process, median: fetch ${ms.fetch} ms, node:http ${ms['node:http']} ms`,
+        ...sdkCases.map(
+          (name) =>
+            `${name}: ${ms[name]} ms, ${ratio[`${name}/fetch`]}× fetch, ${ratio[`${name}/node:http`]}× node:http`,
+        ),
+        `target: every SDK case ≤ ${target.ratioToFetch}× fetch: ${target.met ? 'met' : 'MISSED'} (worst ${target.worst}×)`,
+        `bundle (minified): ESM ${bundle.esm?.kib} KiB, CJS ${bundle.cjs?.kib} KiB; ` +
+          (bundle.esm?.byPackageKiB ?? [])
+            .slice(0, 4)
+            .map((p) => `${p.name} ${p.kib}`)
+            .join(', '),
+        `profile, top 3: ${profile.top
+          .slice(0, 3)
+          .map((c) => `${c.what} ${c.percent}%`)
+          .join('; ')}`,
       ];
     },
   },
