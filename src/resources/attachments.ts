@@ -10,7 +10,10 @@ import { Resource } from './resource.js';
 
 /** File uploads (`client.attachments`): `upload`. */
 export class Attachments extends Resource {
-  /** @param prepareUpload the runtime's multipart builder (Node streams, or web streams on the edge). */
+  /**
+   * @internal Sub-clients are made by `ClaimsClient`, not by users.
+   * @param prepareUpload the runtime's multipart builder (Node streams, or web streams on the edge).
+   */
   constructor(
     transport: Transport,
     private readonly prepareUpload: PrepareUpload,
