@@ -109,8 +109,16 @@ export const UploadedAttachmentSchema = z.looseObject({
 });
 /**
  * One uploaded file: its `filename` as sent and the `attachmentId` to reference it by, plus
- * any other field the server sent.
+ * any other field the server sent. Written out (equal to the schema's type, a type test
+ * checks) because `.d.ts` files drop the TSDoc of a schema's fields.
  */
-export type UploadedAttachment = z.infer<typeof UploadedAttachmentSchema>;
+export type UploadedAttachment = {
+  /** The file name the part was sent with, e.g. `'ceiling.jpg'`. */
+  filename: string;
+  /** The id to reference the file by in `attachments: [{ attachmentId }]` (a UUID). */
+  attachmentId: string;
+  /** Any other field the server sent, kept as sent. */
+  [key: string]: unknown;
+};
 
 export const UploadResponseSchema = z.array(UploadedAttachmentSchema);
