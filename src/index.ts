@@ -47,6 +47,7 @@ export {
 export type { Logger, LogLevel } from './logger.js';
 export { type Outcome, outcomeOf } from './outcome.js';
 export { ClaimsClient } from './platform/node.js';
+export type { UploadOptions } from './resources/attachments.js';
 export type { BodyCallOptions } from './resources/extra-body.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';
 export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
@@ -64,7 +65,13 @@ export type {
 } from './schemas/subscriptions.js';
 export type { WebhookPatch } from './schemas/webhooks.js';
 export type { AccessTokenContext, AccessTokenProvider, CallOptions } from './transport.js';
-export type { UploadData, UploadItem, UploadPath } from './uploads/index.js';
+export type {
+  UploadData,
+  UploadItem,
+  UploadPath,
+  UploadProgress,
+  UploadProgressListener,
+} from './uploads/index.js';
 export { VERSION } from './version.js';
 export {
   receiveWebhook,

@@ -5,8 +5,18 @@ import { schemas } from '../schemas/load.js';
 import type { CallOptions, Transport } from '../transport.js';
 import type { UploadItem } from '../uploads/inputs.js';
 import type { PrepareUpload } from '../uploads/prepare.js';
+import type { UploadProgressListener } from '../uploads/progress.js';
 import { sourceFailureError } from '../uploads/source-failure.js';
 import { Resource } from './resource.js';
+
+/** Options of `attachments.upload`. */
+export interface UploadOptions extends CallOptions {
+  /**
+   * Called as the files' bytes are sent: per file (`fileBytes` of `fileTotal`) and in all
+   * (`bytes` of `total`, when every size is known). A repeated attempt starts again from 0.
+   */
+  onProgress?: UploadProgressListener;
+}
 
 /** File uploads (`client.attachments`): `upload`. */
 export class Attachments extends Resource {
@@ -36,14 +46,14 @@ export class Attachments extends Resource {
    */
   upload(
     files: UploadItem | readonly UploadItem[],
-    options?: CallOptions,
+    options?: UploadOptions,
   ): ClaimsPromise<UploadedAttachment[]> {
     return claimsPromise((sink) => this.#upload(files, options, sink));
   }
 
   async #upload(
     files: UploadItem | readonly UploadItem[],
-    options: CallOptions | undefined,
+    options: UploadOptions | undefined,
     sink: ResponseSink,
   ): Promise<UploadedAttachment[]> {
     const list: readonly unknown[] = Array.isArray(files) ? files : [files];
@@ -51,7 +61,11 @@ export class Attachments extends Resource {
       throw new ClaimsValidationError([{ path: 'files', message: 'give at least one file to upload' }]);
     }
     const s = await schemas();
-    const prepared = await this.prepareUpload(list, (i) => (Array.isArray(files) ? `files[${i}]` : 'files'));
+    const prepared = await this.prepareUpload(
+      list,
+      (i) => (Array.isArray(files) ? `files[${i}]` : 'files'),
+      options?.onProgress,
+    );
     let uploaded: UploadedAttachment[];
     try {
       uploaded = await this.transport.request(

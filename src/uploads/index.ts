@@ -6,4 +6,5 @@
 export type { UploadData, UploadItem, UploadPath } from './inputs.js';
 export { toPart } from './inputs.js';
 export { type PreparedUpload, type PrepareUpload, prepareUpload } from './prepare.js';
+export type { UploadProgress, UploadProgressListener } from './progress.js';
 export { sourceFailureError } from './source-failure.js';

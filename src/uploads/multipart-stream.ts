@@ -4,6 +4,7 @@ import type FormData from 'form-data';
 import { fileStreamOpener } from './file.js';
 import type { Part, Source } from './inputs.js';
 import { partHeader } from './parts.js';
+import { progressCounter, type UploadProgressListener } from './progress.js';
 import { type SourceState, sourceFailureError } from './source-failure.js';
 
 // Buffers are handed on in slices so the transport's progress timeout sees steady writes.
@@ -19,6 +20,7 @@ export async function openMultipart(
   parts: readonly Part[],
   sizes: ReadonlyArray<number | undefined>,
   state: SourceState,
+  onProgress?: UploadProgressListener,
 ): Promise<{ stream: Readable; headers: Record<string, string> }> {
   // form-data (and its mime table) loads node:fs at require time: import it only when uploading.
   const { default: FormDataClass } = await import('form-data');
@@ -33,6 +35,7 @@ export async function openMultipart(
   const sources = new Set<Readable>();
   const body = new MultipartStream(form, sources);
   state.current = body;
+  const counter = onProgress ? progressCounter(onProgress, sizes) : undefined;
   for (const [i, part] of parts.entries()) {
     const header = partHeader(boundary, part);
     const given = part.source.kind === 'readable' ? part.source.stream : undefined;
@@ -46,6 +49,8 @@ export async function openMultipart(
         sources.add(stream);
         state.watch(stream, part.filename);
       }
+      // A second 'data' listener beside form-data's pipe: it only counts, the pipe keeps the pace.
+      if (counter) stream.on('data', counter(i, part.filename));
       next(stream);
     };
     form.append('', lazy, { header, knownLength: sizes[i] ?? 0 });

@@ -5,6 +5,7 @@ import { statFile } from './file.js';
 import type { Part, Source } from './inputs.js';
 import { openMultipart } from './multipart-stream.js';
 import { checkItems } from './parts.js';
+import type { UploadProgressListener } from './progress.js';
 import { SourceState } from './source-failure.js';
 
 /** A checked upload, ready to send: the multipart body and what the answer must match. */
@@ -24,6 +25,7 @@ export interface PreparedUpload {
 export type PrepareUpload = (
   items: readonly unknown[],
   issuePath: (index: number) => string,
+  onProgress?: UploadProgressListener,
 ) => Promise<PreparedUpload>;
 
 /**
@@ -36,6 +38,7 @@ export type PrepareUpload = (
 export async function prepareUpload(
   items: readonly unknown[],
   issuePath: (index: number) => string,
+  onProgress?: UploadProgressListener,
 ): Promise<PreparedUpload> {
   const parts = checkItems(items, issuePath).map(asNodeReadable);
 
@@ -54,7 +57,7 @@ export async function prepareUpload(
   }
   const body: StreamBody = {
     replayable: parts.every((p) => p.source.kind !== 'readable' && p.source.kind !== 'web'),
-    open: () => openMultipart(parts, sizes, state),
+    open: () => openMultipart(parts, sizes, state, onProgress),
   };
   return { body, filenames: parts.map((p) => p.filename), sourceFailure: () => state.failure };
 }

@@ -9,6 +9,7 @@ import type { WebStreamBody } from '../wire/types.js';
 import type { Part } from './inputs.js';
 import { checkItems, partHeader } from './parts.js';
 import type { PreparedUpload } from './prepare.js';
+import { progressCounter, type UploadProgressListener } from './progress.js';
 
 /** Why an item that only Node can read is refused here, and what to give instead. */
 const NEEDS_NODE: Readonly<Record<'path' | 'readable', string>> = {
@@ -30,6 +31,7 @@ const CRLF = utf8Bytes('\r\n');
 export async function prepareWebUpload(
   items: readonly unknown[],
   issuePath: (index: number) => string,
+  onProgress?: UploadProgressListener,
 ): Promise<PreparedUpload> {
   const parts = checkItems(items, issuePath, (source) =>
     source.kind === 'path' || source.kind === 'readable' ? NEEDS_NODE[source.kind] : undefined,
@@ -38,7 +40,7 @@ export async function prepareWebUpload(
   const state: UploadState = { failure: undefined };
   const body: StreamBody = {
     replayable: parts.every((p) => p.source.kind !== 'web'),
-    open: async () => openWebMultipart(parts, state),
+    open: async () => openWebMultipart(parts, state, onProgress),
   };
   return { body, filenames: parts.map((p) => p.filename), sourceFailure: () => state.failure };
 }
@@ -51,6 +53,7 @@ interface UploadState {
 function openWebMultipart(
   parts: readonly Part[],
   state: UploadState,
+  onProgress: UploadProgressListener | undefined,
 ): { stream: WebStreamBody; headers: Record<string, string> } {
   const boundary = newBoundary();
   const heads = parts.map((part) => utf8Bytes(partHeader(boundary, part)));
@@ -64,7 +67,8 @@ function openWebMultipart(
       length += (heads[i] as Uint8Array).byteLength + size + CRLF.byteLength;
     headers['content-length'] = String(length);
   }
-  return { stream: new WebMultipart(parts, heads, closing, state), headers };
+  const counter = onProgress ? progressCounter(onProgress, sizes) : undefined;
+  return { stream: new WebMultipart(parts, heads, closing, state, counter), headers };
 }
 
 function sizeOf(part: Part): number | undefined {
@@ -98,6 +102,7 @@ class WebMultipart implements WebStreamBody {
     private readonly heads: readonly Uint8Array[],
     private readonly closing: Uint8Array,
     private readonly state: UploadState,
+    private readonly counter: ReturnType<typeof progressCounter> | undefined,
   ) {
     this.#chunks = this.#all();
     this.web = new ReadableStream<Uint8Array>(
@@ -128,7 +133,12 @@ class WebMultipart implements WebStreamBody {
   async *#all(): AsyncGenerator<Uint8Array> {
     for (const [i, part] of this.parts.entries()) {
       yield this.heads[i] as Uint8Array;
-      yield* this.#content(part);
+      const counted = this.counter?.(i, part.filename);
+      for await (const chunk of this.#content(part)) {
+        yield chunk;
+        // Pulled by fetch (highWaterMark 0): counted once it has been taken to be sent.
+        counted?.(chunk);
+      }
       yield CRLF;
     }
     yield this.closing;
