@@ -25,6 +25,10 @@ export interface WithResponse<T> {
  * log.info({ incidentId: data.incidentId, requestId }, 'claim filed');
  */
 export interface ClaimsPromise<T> extends Promise<T> {
+  /**
+   * The same call, resolving to `{ data, status, headers, requestId }`: the value and the
+   * answer that gave it (headers redacted). Rejects as the call does; it sends nothing more.
+   */
   withResponse(): Promise<WithResponse<T>>;
 }
 

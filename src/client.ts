@@ -133,6 +133,7 @@ export class ClaimsClientBase {
   /** Ends what the default wire holds open (the Node entry's own dispatcher); a no-op otherwise. */
   readonly #closeWire: () => Promise<void>;
 
+  /** @internal Each entry's `ClaimsClient` passes its runtime's platform; users give only `options`. */
   constructor(options: ClaimsClientOptions, platform: Platform) {
     const baseUrl = checkOptions(options, platform);
     // A given fetch is the caller's to close; the default wire may hold connections of its own.

@@ -14,6 +14,10 @@ export interface ClaimsErrorOptions {
  * `AbortError`) extends {@link ClaimsError}.
  */
 export class ClaimsError extends Error {
+  /**
+   * The class's name, e.g. `'NotFoundError'`: set by every class, so it survives minification
+   * and shows in logs and `JSON.stringify(error)`.
+   */
   override name = 'ClaimsError';
 
   constructor(message: string, options: ClaimsErrorOptions = {}) {
@@ -120,7 +124,9 @@ export class ClaimsTimeoutError extends ClaimsConnectionError {
 
 /** Which call an error came from. */
 export interface CallDescription {
+  /** The HTTP method, upper case, e.g. `'POST'`. */
   method: string;
+  /** The full URL requested, with query string, e.g. `'https://claims.example.com/api/incidents'`. */
   url: string;
   /** Requests made: the first attempt and its retries (0 when none was made). */
   attempts: number;
@@ -302,7 +308,10 @@ export class WebhookVerificationError extends ClaimsError {
     reason: WebhookVerificationReason,
     message: string,
     issues: ValidationIssue[] = [],
-    options?: { cause?: unknown },
+    options?: {
+      /** The underlying failure (e.g. the body's JSON parse error), kept as `cause`. */
+      cause?: unknown;
+    },
   ) {
     super(message, options);
     this.reason = reason;

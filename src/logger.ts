@@ -18,9 +18,20 @@ export { REDACTED };
  * Each method is called with one message string and, at most, one object of details.
  */
 export interface Logger {
+  /**
+   * Per attempt, at `logLevel: 'debug'`: method, URL, attempt number, then status (or the
+   * failure) and duration in ms; `details` holds the headers and the JSON body, secrets redacted.
+   * @example logger.debug('claims-sdk: POST https://claims.example.com/api/incidents (attempt 1)', { headers, body })
+   */
   debug(message: string, ...details: unknown[]): void;
+  /**
+   * A retry about to wait, at `logLevel: 'info'` or lower; `details` holds `attempt`,
+   * `delayMs` (milliseconds) and `reason`.
+   */
   info(message: string, ...details: unknown[]): void;
+  /** A retry refused because the server asked to wait longer than the SDK allows. */
   warn(message: string, ...details: unknown[]): void;
+  /** Not called by the SDK today: its errors are thrown to the caller, not logged. */
   error(message: string, ...details: unknown[]): void;
 }
 

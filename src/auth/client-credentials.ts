@@ -11,6 +11,7 @@ import {
 export interface ClientCredentialsOptions {
   /** The authorization server's token endpoint, e.g. `https://auth.example.com/oauth2/token`. */
   tokenUrl: string;
+  /** The client id the authorization server issued to your application; sent as `client_id`. */
   clientId: string;
   /** Sent only to `tokenUrl`; never in an error, a log line or `util.inspect` of the provider. */
   clientSecret: string;

@@ -13,11 +13,17 @@ export type TokenRequestFailure =
 
 /** What a {@link TokenRequestError} is built from. */
 export interface TokenRequestErrorInit {
+  /** Which kind of failure this is; becomes the error's `failure`. */
   failure: TokenRequestFailure;
+  /** The token endpoint asked, e.g. `'https://auth.example.com/oauth2/token'`. */
   tokenUrl: string;
+  /** HTTP status of the endpoint's answer; omit when there was none. */
   status?: number;
+  /** The endpoint's `error` code (RFC 6749 §5.2), e.g. `'invalid_client'`. */
   error?: string;
+  /** The endpoint's `error_description`, already redacted: it is stored as given. */
   errorDescription?: string;
+  /** The underlying failure (a connection error, a parse error), kept as the error's `cause`. */
   cause?: unknown;
 }
 

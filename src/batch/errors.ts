@@ -11,9 +11,17 @@ export type JournalErrorCode = 'locked' | 'corrupt' | 'io' | 'not_resolvable' | 
  */
 export class JournalError extends ClaimsError {
   override name = 'JournalError';
+  /** Why: `locked`, `corrupt`, `io`, `not_resolvable`, `unknown_key` or `closed` (see the class). */
   readonly code: JournalErrorCode;
 
-  constructor(code: JournalErrorCode, message: string, options: { cause?: unknown } = {}) {
+  constructor(
+    code: JournalErrorCode,
+    message: string,
+    options: {
+      /** The underlying failure, e.g. the system error for `io`; kept as `cause`. */
+      cause?: unknown;
+    } = {},
+  ) {
     super(message, options);
     this.code = code;
   }
@@ -27,6 +35,7 @@ export interface LineProblem {
   key: string | undefined;
   /** The field, e.g. `incident.extendedFields[2]`; empty for the line as a whole. */
   path: string;
+  /** What is wrong, e.g. `'must be a 2-letter country code'`. */
   message: string;
   /** A machine-readable kind, where one exists (e.g. `not_in_list`). */
   code?: string;
@@ -35,6 +44,7 @@ export interface LineProblem {
 /** Some lines of a batch are invalid: the batch was refused before the first claim was sent. */
 export class BatchInputError extends ClaimsValidationError {
   override name = 'BatchInputError';
+  /** Every bad line's problems, in input order: `line`, `key`, `path`, `message`, `code`. */
   readonly problems: LineProblem[];
 
   constructor(problems: LineProblem[]) {

@@ -27,6 +27,7 @@ interface Pending {
  * after it (for `sending`), or its key stays `sending` for review (for a final record).
  */
 export class FileJournalStore implements JournalStore {
+  /** The journal file, as given; its lock is `<path>.lock`. */
   readonly path: string;
   #records: JournalRecord[] | undefined;
   #handle: FileHandle | undefined;

@@ -4,7 +4,15 @@ import type { JournalRecord, JournalState } from './record.js';
 import type { JournalStore } from './store.js';
 
 /** How a person settles a key whose claim may or may not exist. */
-export type Resolution = { filed: string } | { notFiled: true };
+export type Resolution =
+  | {
+      /** The claim was filed: the `incidentId` found on the server, e.g. `'INC-123'`. */
+      filed: string;
+    }
+  | {
+      /** The claim was not filed: it is sent again on the next run. */
+      notFiled: true;
+    };
 
 /**
  * The submission journal: the latest record of every key, kept in memory, over a durable
@@ -17,6 +25,7 @@ export type Resolution = { filed: string } | { notFiled: true };
  * await journal.close();
  */
 export class Journal {
+  /** Where the records are kept: the default file store, or the store you opened it with. */
   readonly store: JournalStore;
   readonly #latest = new Map<string, JournalRecord>();
   #closed = false;

@@ -17,6 +17,7 @@ const STATES: ReadonlySet<string> = new Set(['sending', 'filed', 'rejected', 'un
 export interface JournalRecord {
   /** The user's own reference of the claim. */
   key: string;
+  /** The key's state once this record was written (see {@link JournalState}). */
   state: JournalState;
   /** SHA-256 of the claim's canonical JSON body (see README "Filing claims in bulk"). */
   bodyHash: string;

@@ -25,12 +25,17 @@ export type ClaimNote =
 
 /** One claim's result: one per input line, in the order they settle. */
 export interface ClaimResult {
+  /** The claim's own reference, as given in the input: the journal's key. */
   key: string;
   /** 1-based line (or position) of the claim in the input. */
   line: number;
+  /** Where the claim stands: `filed`, `rejected`, `unknown` (a claim may exist: review it) or `not_sent`. */
   state: ClaimState;
+  /** What this run did with it, e.g. `sent` or `already_filed` (see {@link ClaimNote}). */
   note: ClaimNote;
+  /** The incident's id, when `filed` (now or by an earlier run). */
   incidentId?: string;
+  /** The request id of the answer that filed it (this run's, or the journal's), when the server sent one. */
   requestId?: string;
   /** HTTP status of a refusal (or of the answer that left the claim `unknown`). */
   status?: number;

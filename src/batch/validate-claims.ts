@@ -12,6 +12,7 @@ import type { LineProblem } from './errors.js';
 export interface ClaimInput {
   /** Your own unique reference of the claim: the journal's key. */
   key: string;
+  /** The body `incidents.create` sends: checked, with its extended fields, before any claim is sent. */
   incident: IncidentCreate;
   /** 1-based line in your input, for messages. @default its position in the batch */
   line?: number;
@@ -19,8 +20,11 @@ export interface ClaimInput {
 
 /** A claim that passed every check, with its line. */
 export interface ValidClaim {
+  /** The claim's own reference: the journal's key, unique in the batch. */
   key: string;
+  /** The incident body, as given. */
   incident: IncidentCreate;
+  /** 1-based line in the input (or position in the batch). */
   line: number;
 }
 

@@ -20,7 +20,10 @@ export interface UploadOptions extends CallOptions {
 
 /** File uploads (`client.attachments`): `upload`. */
 export class Attachments extends Resource {
-  /** @param prepareUpload the runtime's multipart builder (Node streams, or web streams on the edge). */
+  /**
+   * @internal Sub-clients are made by `ClaimsClient`, not by users.
+   * @param prepareUpload the runtime's multipart builder (Node streams, or web streams on the edge).
+   */
   constructor(
     transport: Transport,
     private readonly prepareUpload: PrepareUpload,

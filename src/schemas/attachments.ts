@@ -33,7 +33,9 @@ export type AttachmentRefInput =
   | (AttachmentRefCommon & {
       /** The id of a file uploaded earlier with `attachments.upload` (a UUID). */
       attachmentId: string;
+      /** Not with `attachmentId`: a reference has exactly one source. */
       url?: never;
+      /** Not with `attachmentId`: a reference has exactly one source. */
       file?: never;
     })
   | (AttachmentRefCommon & {
@@ -42,7 +44,9 @@ export type AttachmentRefInput =
        * (no authentication, so no `user:password@`), e.g. `'https://files.example.com/a.jpg'`.
        */
       url: string;
+      /** Not with `url`: a reference has exactly one source. */
       attachmentId?: never;
+      /** Not with `url`: a reference has exactly one source. */
       file?: never;
     })
   | (AttachmentRefCommon & {
@@ -51,7 +55,9 @@ export type AttachmentRefInput =
        * `{ path, filename?, contentType? }` or `{ data, filename, contentType? }`.
        */
       file: UploadItem;
+      /** Not with `file`: a reference has exactly one source. */
       attachmentId?: never;
+      /** Not with `file`: a reference has exactly one source. */
       url?: never;
     });
 
@@ -77,18 +83,42 @@ export const AttachmentRefInputSchema = z
 
 /** An attachment reference as the service receives it (spec 2.3). */
 export type AttachmentRef =
-  | { attachmentId: string; url?: never; description?: string }
-  | { url: string; attachmentId?: never; description?: string };
+  | {
+      /** The id of an uploaded file (a UUID); `{ file }` references are sent as this. */
+      attachmentId: string;
+      /** Not with `attachmentId`. */
+      url?: never;
+      /** Shown with the attachment on the incident. */
+      description?: string;
+    }
+  | {
+      /** An absolute `http:`/`https:` URL the service downloads the file from with a plain GET. */
+      url: string;
+      /** Not with `url`. */
+      attachmentId?: never;
+      /** Shown with the attachment on the incident. */
+      description?: string;
+    };
 
 /** One uploaded file (spec 2.5): what `attachments.upload` resolves to, one per file. */
 export const UploadedAttachmentSchema = z.looseObject({
+  /** The file name the part was sent with, e.g. `'ceiling.jpg'`. */
   filename: z.string(),
+  /** The id to reference the file by in `attachments: [{ attachmentId }]` (a UUID). */
   attachmentId: z.string().min(1),
 });
 /**
  * One uploaded file: its `filename` as sent and the `attachmentId` to reference it by, plus
- * any other field the server sent.
+ * any other field the server sent. Written out (equal to the schema's type, a type test
+ * checks) because `.d.ts` files drop the TSDoc of a schema's fields.
  */
-export type UploadedAttachment = z.infer<typeof UploadedAttachmentSchema>;
+export type UploadedAttachment = {
+  /** The file name the part was sent with, e.g. `'ceiling.jpg'`. */
+  filename: string;
+  /** The id to reference the file by in `attachments: [{ attachmentId }]` (a UUID). */
+  attachmentId: string;
+  /** Any other field the server sent, kept as sent. */
+  [key: string]: unknown;
+};
 
 export const UploadResponseSchema = z.array(UploadedAttachmentSchema);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FilterField, FilterOperator, WebhookEvent } from '../constants.js';
-import { NonEmptyString, ReturnedNumericId } from './common.js';
+import { NonEmptyString, type NumericId, ReturnedNumericId } from './common.js';
 import { documentedKeys, nearTypoCheck } from './near-typos.js';
 
 /**
@@ -114,8 +114,17 @@ export const SubscriptionPatchSchema = z
  * exact digits when it is past 2^53 (see {@link NumericId}).
  */
 export const SubscriptionCreatedSchema = z.looseObject({ subscriptionId: ReturnedNumericId });
-/** What `subscriptions.create` resolves to: the new subscription's id, plus any other field sent. */
-export type SubscriptionCreated = z.infer<typeof SubscriptionCreatedSchema>;
+/**
+ * What `subscriptions.create` resolves to: the new subscription's id, plus any other field
+ * sent. Written out (equal to the schema's type, a type test checks) because `.d.ts` files
+ * drop a schema's field TSDoc.
+ */
+export type SubscriptionCreated = {
+  /** The new subscription's id: a `number`, or its exact digits past 2^53; for `subscriptions.update`. */
+  subscriptionId: NumericId;
+  /** Any other field the server sent, kept as sent. */
+  [key: string]: unknown;
+};
 
 /**
  * A subscription as listed (spec 2.8). Its ids are `number`s, or `string`s of their exact
@@ -132,7 +141,41 @@ export const SubscriptionSchema = z.looseObject({
 /**
  * A subscription as `subscriptions.list` gives it: `webhookSubscriptionId`, `webhookId`,
  * `name`, `webhookEvent`, its own `isActive` and `filters`, plus any other field sent.
+ * Written out (equal to the schema's type, a type test checks) because `.d.ts` files drop a
+ * schema's field TSDoc.
  */
-export type Subscription = z.infer<typeof SubscriptionSchema>;
+export type Subscription = {
+  /** The subscription's id (a `number`, or its exact digits past 2^53), for `subscriptions.update`. */
+  webhookSubscriptionId: NumericId;
+  /** The webhook it delivers to. */
+  webhookId: NumericId;
+  /** Its name, e.g. `'final-reports'`; `null` or absent when it has none. */
+  name?: string | null | undefined;
+  /** The event it is for, e.g. `'New Event'`. */
+  webhookEvent: WebhookEvent;
+  /** Whether the subscription is active (delivers). */
+  isActive: boolean;
+  /** The conditions a delivery must meet (all of them); `null` or absent when there are none. */
+  filters?:
+    | {
+        /** The conditions, e.g. `[{ name: 'category', operator: 'equals', value: 'Report: Final' }]`. */
+        fields: Array<{
+          /** The field compared, e.g. `'eventType'` or `'category'`. */
+          name: string;
+          /** How it is compared, e.g. `'equals'`. */
+          operator: string;
+          /** The value compared with, e.g. `'Report: Final'`. */
+          value: string;
+          /** Any other field the server sent, kept as sent. */
+          [key: string]: unknown;
+        }>;
+        /** Any other field the server sent, kept as sent. */
+        [key: string]: unknown;
+      }
+    | null
+    | undefined;
+  /** Any other field the server sent, kept as sent. */
+  [key: string]: unknown;
+};
 
 export const SubscriptionListSchema = z.array(SubscriptionSchema);

@@ -31,10 +31,22 @@ export interface Sandbox {
   /** Replaces the `programmes` and/or `forms` given. */
   seed(metadata: SandboxMetadataInput): void;
   /** Creates a webhook (sandbox-only; the spec shows no create operation). */
-  createWebhook(webhook: { url: string; headerName?: string; headerValue?: string; isActive?: boolean }): {
+  createWebhook(webhook: {
+    /** Where deliveries are POSTed: an absolute `http:`/`https:` URL, e.g. your test receiver's. */
+    url: string;
+    /** An extra header sent with every delivery, e.g. `'x-webhook-secret'` (any case). */
+    headerName?: string;
+    /** The extra header's value, e.g. a shared secret for `verifyWebhook`. */
+    headerValue?: string;
+    /** Whether deliveries are sent. @default true */
+    isActive?: boolean;
+  }): {
+    /** The new webhook's id: 1, 2, 3… per sandbox, for `client.subscriptions.create(webhookId, …)`. */
     webhookId: number;
   };
+  /** The incident with this id (as `incidents.create` returned it), or `undefined`. */
   incident(incidentId: string): SandboxIncident | undefined;
+  /** The attachment with this id (uploaded, or linked by `url`), or `undefined`. */
   attachment(attachmentId: string): SandboxAttachment | undefined;
   /** Resolves once background downloads and deliveries have finished. */
   settled(): Promise<void>;

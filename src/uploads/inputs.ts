@@ -20,8 +20,15 @@ export interface UploadData {
   contentType?: string;
 }
 
-/** A file on disk, streamed from it. */
+/**
+ * A file on disk, streamed from it (never read whole into memory).
+ * @example { path: './photos/ceiling.jpg', filename: 'ceiling.jpg', contentType: 'image/jpeg' }
+ */
 export interface UploadPath {
+  /**
+   * The file to read: absolute, or relative to the process's working directory. It must
+   * exist and be a readable regular file when the call starts, or nothing is sent.
+   */
   path: string;
   /** Stored file name. @default the path's base name */
   filename?: string;

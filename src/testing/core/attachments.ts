@@ -5,9 +5,16 @@ import type { SandboxErrorDetail } from './types.js';
 
 /** A file the sandbox holds, uploaded or downloaded from a `url` reference. */
 export interface SandboxAttachment {
+  /** The id the sandbox gave the file (a UUID). */
   attachmentId: string;
+  /**
+   * The part's file name for an upload; for a `url` one, the answer's `Content-Disposition`
+   * file name, else the URL's last path segment (`'download'` when empty).
+   */
   filename: string;
+  /** The media type it was stored with, e.g. `'image/jpeg'`; `application/octet-stream` when none was given. */
   contentType: string;
+  /** `upload`: sent to `POST /attachments`; `url`: downloaded from a `{ url }` reference. */
   source: 'upload' | 'url';
   /** The address a `url` attachment was downloaded from. */
   url?: string;

@@ -8,12 +8,17 @@ import { NEW_EVENT, type SandboxSubscription, type SandboxWebhook } from './webh
 
 /** One delivery attempt to a webhook url, as the test can read it from `sandbox.deliveries`. */
 export interface SandboxDelivery {
+  /** The delivery's own id (a UUID), also sent in the payload as `deliveryId`. */
   deliveryId: string;
+  /** The webhook delivered to, as `sandbox.createWebhook` returned it. */
   webhookId: number;
+  /** The subscription whose filters matched (its `webhookSubscriptionId`). */
   subscriptionId: number;
+  /** The webhook's `url` the POST went to. */
   url: string;
   /** The headers sent, the webhook's extra header included. */
   headers: Record<string, string>;
+  /** The JSON body POSTed: the `New Event` and the event it is about. */
   payload: NewEventDelivery;
   /** `pending` until the receiver answers; `delivered` for a 2xx answer, else `failed`. */
   status: 'pending' | 'delivered' | 'failed';

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+// The types below are written out, not `z.infer`red, because `.d.ts` files drop the TSDoc of
+// a schema's fields; test/types/testing-types.test-d.ts keeps each equal to its schema's type.
+
 /** One field of an incident form, as `GET /metadata/incidents` returns it (spec 2.6). */
 export const SandboxFieldSchema = z.object({
   identifier: z.string().regex(/^[^:\s]+:[^:\s]+$/, 'must have the form <form_name>:<Field_Name>'),
@@ -11,7 +14,46 @@ export const SandboxFieldSchema = z.object({
   isRequired: z.boolean().default(false),
   listSource: z.array(z.string()).nullable().default(null),
 });
-export type SandboxField = z.infer<typeof SandboxFieldSchema>;
+
+/** A form field as a caller seeds it; see {@link SandboxField} for the defaults. */
+type SandboxFieldInput = {
+  /** `<form_name>:<Field_Name>`, e.g. `'claim_form:Cause_Of_Loss'`: the `identifier` a value is sent with. */
+  identifier: string;
+  /** Where the answer goes in the incident body. @default 'extendedFields' */
+  mapsTo?: string | undefined;
+  /** The label the form shows, e.g. `'Cause of loss'`. */
+  name: string;
+  /** The form section it is shown in, e.g. `'Incident'`. */
+  section: string;
+  /** The value's type as the metadata names it, e.g. `'string'`. @default 'string' */
+  dataType?: string | undefined;
+  /** Most characters (UTF-16 code units) a value may have; `null` for no limit. @default null */
+  maxLength?: number | null | undefined;
+  /** Whether an incident must answer it. @default false */
+  isRequired?: boolean | undefined;
+  /** The only values accepted (exact match), or `null` for free text. @default null */
+  listSource?: string[] | null | undefined;
+};
+
+/** One field of a seeded form, defaults applied; `GET /metadata/incidents` answers these. */
+export type SandboxField = {
+  /** `<form_name>:<Field_Name>`, e.g. `'claim_form:Cause_Of_Loss'`: the `identifier` a value is sent with. */
+  identifier: string;
+  /** Where the answer goes in the incident body, e.g. `'extendedFields'` (the default). */
+  mapsTo: string;
+  /** The label the form shows, e.g. `'Cause of loss'`. */
+  name: string;
+  /** The form section it is shown in, e.g. `'Incident'`. */
+  section: string;
+  /** The value's type as the metadata names it, e.g. `'string'` (the default). */
+  dataType: string;
+  /** Most characters (UTF-16 code units) a value may have; `null` for no limit (the default). */
+  maxLength: number | null;
+  /** Whether an incident must answer it (`false` by default). */
+  isRequired: boolean;
+  /** The only values accepted (exact match), or `null` for free text (the default). */
+  listSource: string[] | null;
+};
 
 /** A policy type of a programme, and the countries it is sold in (2-letter codes). */
 export const SandboxPolicyTypeSchema = z.object({
@@ -19,6 +61,16 @@ export const SandboxPolicyTypeSchema = z.object({
   name: z.string(),
   countries: z.array(z.string().regex(/^[A-Za-z]{2}$/, 'must be a 2-letter country code')),
 });
+
+/** A policy type of a programme, and the countries it is sold in. */
+type SandboxPolicyType = {
+  /** The code sent as `policyTypeCode`, e.g. `'HOME-STD'`. */
+  policyTypeCode: string;
+  /** Its display name, e.g. `'Home Standard'`. */
+  name: string;
+  /** Where it is sold: 2-letter codes, e.g. `['GB', 'IE']`. */
+  countries: string[];
+};
 
 /**
  * One programme, as `GET /metadata/programmes` returns it. The spec leaves this shape open;
@@ -29,7 +81,16 @@ export const SandboxProgrammeSchema = z.object({
   name: z.string(),
   policyTypes: z.array(SandboxPolicyTypeSchema),
 });
-export type SandboxProgramme = z.infer<typeof SandboxProgrammeSchema>;
+
+/** One programme, its policy types and their countries, as `GET /metadata/programmes` answers it. */
+export type SandboxProgramme = {
+  /** The code sent as `programmeCode`, e.g. `'PRG-HOME'`. */
+  programmeCode: string;
+  /** Its display name, e.g. `'Home Insurance'`. */
+  name: string;
+  /** The policy types of the programme and their countries. */
+  policyTypes: SandboxPolicyType[];
+};
 
 /**
  * The incident form of a programme and policy type, for `countryCodes` (every country of the
@@ -41,13 +102,36 @@ export const SandboxFormSchema = z.object({
   countryCodes: z.array(z.string().regex(/^[A-Za-z]{2}$/, 'must be a 2-letter country code')).optional(),
   fields: z.array(SandboxFieldSchema),
 });
-export type SandboxForm = z.infer<typeof SandboxFormSchema>;
+
+/** A seeded incident form (defaults applied): the fields asked for one programme, policy type and countries. */
+export type SandboxForm = {
+  /** The programme it is the form of, e.g. `'PRG-HOME'`. */
+  programmeCode: string;
+  /** The policy type it is the form of, e.g. `'HOME-STD'`. */
+  policyTypeCode: string;
+  /** The 2-letter countries it applies to, e.g. `['GB']`; absent: every country of the policy type. */
+  countryCodes?: string[] | undefined;
+  /** Its fields, in the order `GET /metadata/incidents` answers them. */
+  fields: SandboxField[];
+};
+
 /** A form as a caller seeds it: `mapsTo`, `dataType`, `maxLength`, `isRequired`, `listSource` have defaults. */
-export type SandboxFormInput = z.input<typeof SandboxFormSchema>;
+export type SandboxFormInput = {
+  /** The programme it is the form of, e.g. `'PRG-HOME'`. */
+  programmeCode: string;
+  /** The policy type it is the form of, e.g. `'HOME-STD'`. */
+  policyTypeCode: string;
+  /** The 2-letter countries it applies to, e.g. `['GB']`. @default every country of the policy type */
+  countryCodes?: string[] | undefined;
+  /** Its fields, in the order `GET /metadata/incidents` answers them. */
+  fields: SandboxFieldInput[];
+};
 
 /** Everything the metadata operations answer from. */
 export interface SandboxMetadata {
+  /** What `GET /metadata/programmes` answers. */
   programmes: SandboxProgramme[];
+  /** The forms `GET /metadata/incidents` picks from by programme, policy type and country. */
   forms: SandboxForm[];
 }
 
@@ -56,4 +140,15 @@ export const SandboxMetadataInputSchema = z.object({
   programmes: z.array(SandboxProgrammeSchema).optional(),
   forms: z.array(SandboxFormSchema).optional(),
 });
-export type SandboxMetadataInput = z.input<typeof SandboxMetadataInputSchema>;
+
+/**
+ * Metadata to seed with `sandbox.seed()` or the `metadata` option: each list given replaces
+ * the current one; one left out stays.
+ * @example sandbox.seed({ forms: [{ programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', fields: [] }] })
+ */
+export type SandboxMetadataInput = {
+  /** Replaces every programme when given. */
+  programmes?: SandboxProgramme[] | undefined;
+  /** Replaces every form when given; field defaults are applied. */
+  forms?: SandboxFormInput[] | undefined;
+};

@@ -103,7 +103,17 @@ export class SandboxCore {
    * Creates a webhook, as the sandbox-only `POST /webhooks` does (the spec shows no way to
    * create one).
    */
-  createWebhook(webhook: { url: string; headerName?: string; headerValue?: string; isActive?: boolean }): {
+  createWebhook(webhook: {
+    /** Where deliveries are POSTed: an absolute `http:`/`https:` URL, e.g. your test receiver's. */
+    url: string;
+    /** An extra header sent with every delivery, e.g. `'x-webhook-secret'` (any case). */
+    headerName?: string;
+    /** The extra header's value, e.g. a shared secret for `verifyWebhook`. */
+    headerValue?: string;
+    /** Whether deliveries are sent. @default true */
+    isActive?: boolean;
+  }): {
+    /** The new webhook's id: 1, 2, 3… per sandbox, for `client.subscriptions.create(webhookId, …)`. */
     webhookId: number;
   } {
     const [body] = parseInput<WebhookCreateBody>([['webhook', WebhookCreateBody, webhook]]);

@@ -3,8 +3,11 @@
  * `path` is the path below the sandbox's base address, e.g. `/incidents/abc/events`.
  */
 export interface SandboxRequest {
+  /** The HTTP method, upper case, e.g. `'POST'`. */
   method: string;
+  /** The path below the base address, starting with `/`, without the query, e.g. `'/incidents'`. */
   path: string;
+  /** The query string's parameters (empty when there is none). */
   query: URLSearchParams;
   /** Header names in lower case. */
   headers: Record<string, string>;
@@ -14,7 +17,9 @@ export interface SandboxRequest {
 
 /** The core's answer, for an adapter to write out. */
 export interface SandboxResponse {
+  /** The HTTP status to answer with, e.g. `201`. */
   status: number;
+  /** Headers to answer with, names in lower case, e.g. `{ 'content-type': 'application/json' }`. */
   headers: Record<string, string>;
   /** JSON text, or `undefined` for an empty body. */
   body: string | undefined;
@@ -26,6 +31,7 @@ export interface SandboxErrorDetail {
   path: string;
   /** What kind of problem, e.g. `not_in_list`, `too_long`, `unknown_attachment`. */
   code: string;
+  /** The problem in words, e.g. `'must be one of: Fire, Storm; got "Fir"'`. */
   message: string;
 }
 
@@ -35,7 +41,10 @@ export interface SandboxErrorDetail {
  * `message` is top-level so the SDK's error messages quote it.
  */
 export interface SandboxErrorBody {
+  /** The error in words; the SDK's error message quotes it. */
   message: string;
+  /** What kind of error, e.g. `'validation_failed'`, `'not_found'`, `'unauthorized'`. */
   code: string;
+  /** One entry per problem, for `validation_failed`; absent otherwise. */
   details?: SandboxErrorDetail[];
 }
