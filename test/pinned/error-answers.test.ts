@@ -110,4 +110,12 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter({ 'retry-after-ms': '0' })).toBe(0);
     expect(parseRetryAfter({ 'retry-after-ms': '0', 'retry-after': '3' })).toBe(0);
   });
+
+  it('Retry-After in seconds: fractions and surrounding spaces are read, trailing words are not', () => {
+    expect(parseRetryAfter({ 'retry-after': '1.25' })).toBe(1250);
+    expect(parseRetryAfter({ 'retry-after': ' 5 ' })).toBe(5000);
+    expect(parseRetryAfter({ 'retry-after': '5 seconds' })).toBeUndefined();
+    expect(parseRetryAfter({ 'retry-after': '' })).toBeUndefined();
+    expect(parseRetryAfter({})).toBeUndefined();
+  });
 });

@@ -9,6 +9,15 @@ import { useRecordingServer } from '../helpers/recording-server.js';
 
 const server = useRecordingServer();
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** How each refusal is worded, by option: the message tells the caller what to give instead. */
+const MESSAGES: Record<string, RegExp> = {
+  timeoutMs: /^must be a whole number of milliseconds from 1 to 2147483647$/,
+  maxRetries: /^must be a non-negative integer$/,
+  metadataCacheTtlMs: /^must be a non-negative integer$/,
+  accessToken: /^must be a non-empty string of visible ASCII characters, or a function returning one$/,
+  headers:
+    /^(must be an object of header names to string values|is not a valid HTTP header name|must be a string without line breaks or characters beyond U\+00FF)$/,
+};
 
 function refused(run: () => unknown): ClaimsValidationError {
   try {
@@ -47,6 +56,7 @@ describe('client options refused', () => {
     );
     expect(error.issues.map((i) => i.path)).toEqual([path]);
     expect(error.message).toContain(path);
+    expect(error.issues[0]?.message).toMatch(MESSAGES[path.split('.')[0] as string] as RegExp);
   });
 
   it('the limits themselves are accepted', () => {
@@ -77,6 +87,9 @@ describe('per-call options refused, nothing sent', () => {
     const error = await c.subscriptions.list(1, bad as never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClaimsValidationError);
     expect((error as ClaimsValidationError).issues.map((i) => i.path)).toEqual([path]);
+    expect((error as ClaimsValidationError).issues[0]?.message).toMatch(
+      MESSAGES[path.split('.')[1] as string] as RegExp,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
