@@ -1,4 +1,4 @@
-import { ClaimsValidationError, type ValidationIssue } from './errors.js';
+import { ClaimsValidationError, describeIssues, type ValidationIssue } from './errors.js';
 import {
   headerIssues,
   isSendableToken,
@@ -163,9 +163,6 @@ function checkOptions(options: ClaimsClientOptions): string {
     issues.push({ path: 'logLevel', message: `must be one of ${LOG_LEVELS.join(', ')}` });
   }
   if (issues.length > 0)
-    throw new ClaimsValidationError(
-      issues,
-      `Invalid ClaimsClient options: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
-    );
+    throw new ClaimsValidationError(issues, describeIssues('Invalid ClaimsClient options', issues));
   return baseUrl;
 }

@@ -9,6 +9,7 @@ import {
   ClaimsValidationError,
   errorFromResponse,
 } from './errors.js';
+import { errorMessage } from './internal/error-message.js';
 import { mergeHeaders } from './internal/headers.js';
 import { callOptionIssues, isSendableToken } from './internal/options.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
@@ -311,7 +312,7 @@ function toJson(body: unknown): string {
     throw new ClaimsValidationError([
       {
         path: '',
-        message: `cannot be sent as JSON: ${error instanceof Error ? error.message : String(error)}`,
+        message: `cannot be sent as JSON: ${errorMessage(error)}`,
       },
     ]);
   }

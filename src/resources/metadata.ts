@@ -1,4 +1,4 @@
-import { ClaimsValidationError, type ValidationIssue } from '../errors.js';
+import { ClaimsValidationError, describeIssues, type ValidationIssue } from '../errors.js';
 import {
   type LocatedProblem,
   locateExtendedFieldProblems,
@@ -114,8 +114,10 @@ export class Metadata extends Resource {
     if (problems.length === 0) return;
     const issues = problems.map(toIssue);
     const form = `programme "${query.programmeCode}", policy type "${query.policyTypeCode}", country "${query.countryCode}"`;
-    const lines = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
-    throw new ClaimsValidationError(issues, `Invalid extendedFields for the form of ${form}: ${lines}`);
+    throw new ClaimsValidationError(
+      issues,
+      describeIssues(`Invalid extendedFields for the form of ${form}`, issues),
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { ClaimsConnectionError, ClaimsTimeoutError } from '../errors.js';
+import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
 import type { Wire, WireRequest, WireResponse } from './types.js';
 
@@ -93,7 +94,7 @@ class AttemptControl {
     }
     if (error instanceof ClaimsConnectionError) return error;
     const cause = (error as { cause?: unknown }).cause ?? error;
-    const detail = cause instanceof Error ? cause.message : String(cause);
+    const detail = errorMessage(cause);
     return new ClaimsConnectionError(`Connection failed: ${detail}`, { cause: error });
   }
 }

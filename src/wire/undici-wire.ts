@@ -1,5 +1,6 @@
 import type { Dispatcher, request as undiciRequest } from 'undici';
 import { ClaimsConnectionError, ClaimsTimeoutError } from '../errors.js';
+import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
 import type { Wire, WireResponse } from './types.js';
 
@@ -107,7 +108,7 @@ function translate(error: unknown, signal: AbortSignal | undefined, timeoutMs: n
       cause: error,
     });
   }
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return new ClaimsConnectionError(
     `Connection failed: ${detail}${typeof code === 'string' ? ` (${code})` : ''}`,
     {

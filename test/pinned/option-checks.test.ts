@@ -55,7 +55,8 @@ describe('client options refused', () => {
         }),
     );
     expect(error.issues.map((i) => i.path)).toEqual([path]);
-    expect(error.message).toContain(path);
+    // One wording for every list of issues: `<what>: path: message`.
+    expect(error.message).toBe(`Invalid ClaimsClient options: ${path}: ${error.issues[0]?.message}`);
     expect(error.issues[0]?.message).toMatch(MESSAGES[path.split('.')[0] as string] as RegExp);
   });
 

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { errorMessage } from '../../internal/error-message.js';
 import { errorResponse, SandboxHttpError } from './http.js';
 import { uploadAttachments } from './routes/attachments.js';
 import type { RouteHandler, SandboxContext } from './routes/context.js';
@@ -76,7 +77,7 @@ export async function dispatch(
     return await found.route.handler(req, found.params as string[], ctx);
   } catch (error) {
     if (error instanceof SandboxHttpError) return errorResponse(error);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return errorResponse(new SandboxHttpError(500, 'internal_error', `Sandbox failure: ${message}`));
   }
 }
