@@ -12,7 +12,11 @@ const shared = {
 export default defineConfig([
   {
     ...shared,
-    entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' },
+    entry: {
+      index: 'src/index.ts',
+      'testing/index': 'src/testing/index.ts',
+      'auth/index': 'src/auth/index.ts',
+    },
     format: ['esm', 'cjs'],
     dts: true,
   },

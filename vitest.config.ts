@@ -5,6 +5,7 @@ export default defineConfig({
   resolve: {
     alias: {
       'claims-notification-sdk/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      'claims-notification-sdk/auth': fileURLToPath(new URL('./src/auth/index.ts', import.meta.url)),
       'claims-notification-sdk': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

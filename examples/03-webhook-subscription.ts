@@ -28,8 +28,9 @@ const client = clientFromEnv();
 const secret = randomBytes(24).toString('base64url');
 const hook = { headerName: 'X-Claims-Webhook-Secret', headerValue: secret };
 
-// The receiver: 204 for a verified delivery, 401 / 400 otherwise. Every verified delivery is
-// kept, so the example can tell that the filter skipped "Other" rather than assume it.
+// The receiver: 204 for a verified delivery, 401 / 400 otherwise, 500 for anything else. Every
+// verified delivery is kept, so the example can tell that the filter skipped "Other" rather
+// than assume it.
 const received: NewEventDelivery[] = [];
 let resolveFirst: () => void = () => {};
 const firstDelivery = new Promise<void>((resolve) => {
@@ -43,8 +44,14 @@ const receiver = createServer(async (req, res) => {
     received.push(delivery);
     resolveFirst();
   } catch (error) {
-    if (!(error instanceof WebhookVerificationError)) throw error;
-    res.writeHead(error.reason === 'invalid_body' ? 400 : 401).end();
+    if (error instanceof WebhookVerificationError) {
+      // invalid_body: not JSON, the wrong shape, too large, or cut off by the sender.
+      res.writeHead(error.reason === 'invalid_body' ? 400 : 401).end();
+    } else {
+      // Answer, never rethrow: a throw in an async handler is an unhandled rejection.
+      console.error('Receiver:', error);
+      res.writeHead(500).end();
+    }
   }
 });
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));

@@ -1,6 +1,7 @@
 // `npm run demo`: starts the sandbox, runs every example against it as a child process with
 // CLAIMS_BASE_URL / CLAIMS_TOKEN set, and exits 0 only if all of them worked.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from 'claims-notification-sdk/testing';
 import { linePrefixer } from './line-prefixer.js';
@@ -10,6 +11,7 @@ const EXAMPLES = [
   '02-event-url-attachment.ts',
   '03-webhook-subscription.ts',
   '04-serverless-handler.ts',
+  '05-oauth-client-credentials.ts',
 ];
 const PER_EXAMPLE_TIMEOUT_MS = 20_000;
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -58,9 +60,18 @@ function run(example: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
   });
 }
 
-const sandbox = await createSandbox();
+// The client secret is made up per run: the sandbox's token endpoint accepts it.
+const oauth = { clientId: 'demo-portal', clientSecret: randomBytes(18).toString('base64url') };
+const sandbox = await createSandbox({ oauth });
 console.log(`Sandbox at ${sandbox.url}\n`);
-const env = { ...process.env, CLAIMS_BASE_URL: sandbox.url, CLAIMS_TOKEN: sandbox.token };
+const env = {
+  ...process.env,
+  CLAIMS_BASE_URL: sandbox.url,
+  CLAIMS_TOKEN: sandbox.token,
+  CLAIMS_TOKEN_URL: `${sandbox.url}/oauth/token`,
+  CLAIMS_CLIENT_ID: oauth.clientId,
+  CLAIMS_CLIENT_SECRET: oauth.clientSecret,
+};
 const outcomes: Outcome[] = [];
 try {
   for (const example of EXAMPLES) {

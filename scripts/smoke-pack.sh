@@ -107,6 +107,57 @@ require.resolve('claims-notification-sdk/testing');
 require('./scenario.cjs')(sdk, 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
 JS
 
+# The ./auth entry: a client-credentials provider against a local token endpoint, then the
+# token it got used by the client; its error class is a ClaimsError of the same build.
+cat >"$APP/auth-scenario.cjs" <<'JS'
+module.exports = async function authScenario(sdk, auth, how) {
+  const http = require('node:http');
+  let tokenRequests = 0;
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      if (req.url === '/token') {
+        tokenRequests++;
+        const ok = req.headers.authorization === `Basic ${Buffer.from('id:secret').toString('base64')}` &&
+          body === 'grant_type=client_credentials';
+        res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(ok ? { access_token: 'smoke-token', token_type: 'Bearer', expires_in: 3600 } : { error: 'invalid_client' }));
+        return;
+      }
+      const ok = req.headers.authorization === 'Bearer smoke-token';
+      res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(ok ? '[]' : '{"message":"no"}');
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const base = `http://127.0.0.1:${server.address().port}`;
+    const accessToken = auth.clientCredentials({ tokenUrl: `${base}/token`, clientId: 'id', clientSecret: 'secret' });
+    const client = new sdk.ClaimsClient({ baseUrl: base, accessToken });
+    await client.metadata.programmes();
+    await client.metadata.programmes();
+    if (tokenRequests !== 1) throw new Error(`${how}: ${tokenRequests} token requests, expected 1`);
+    const wrong = auth.clientCredentials({ tokenUrl: `${base}/token`, clientId: 'id', clientSecret: 'nope' });
+    const error = await wrong().catch((e) => e);
+    if (!(error instanceof auth.TokenRequestError) || !(error instanceof sdk.ClaimsError) || error.status !== 401) {
+      throw new Error(`${how}: the auth error classes do not work`);
+    }
+    console.log(`smoke: ${how} ./auth ok`);
+  } finally {
+    server.close();
+  }
+};
+JS
+cat >>"$APP/esm.mjs" <<'JS'
+const auth = await import('claims-notification-sdk/auth');
+await require('./auth-scenario.cjs')(sdk, auth, 'ESM import');
+JS
+cat >>"$APP/cjs.cjs" <<'JS'
+const auth = require('claims-notification-sdk/auth');
+require('./auth-scenario.cjs')(sdk, auth, 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
+JS
+
 step "running ESM and CommonJS"
 (cd "$APP" && node esm.mjs && node cjs.cjs)
 
@@ -133,11 +184,17 @@ export async function run(): Promise<string> {
 }
 // @ts-expect-error: an unknown option is a type error
 new ClaimsClient({ baseUrl: 'https://x.example', accessToken: 't', retries: 3 });
+import { clientCredentials, TokenRequestError, type ClientCredentialsOptions } from 'claims-notification-sdk/auth';
+const authOptions: ClientCredentialsOptions = { tokenUrl: 'https://auth.example/t', clientId: 'i', clientSecret: 's', scope: ['a'] };
+export const authClient = new ClaimsClient({ baseUrl: 'https://x.example', accessToken: clientCredentials(authOptions) });
+export const isTokenError = (e: unknown): e is TokenRequestError => e instanceof TokenRequestError;
 TS
 cat >"$APP/types-cjs.cts" <<'TS'
 import sdk = require('claims-notification-sdk');
 const client: sdk.ClaimsClient = new sdk.ClaimsClient({ baseUrl: 'https://x.example', accessToken: 't' });
 export const level: sdk.LogLevel = 'off';
+import auth = require('claims-notification-sdk/auth');
+export const provider: auth.ClientCredentialsProvider = auth.clientCredentials({ tokenUrl: 'https://a.example/t', clientId: 'i', clientSecret: 's' });
 export { client };
 TS
 cp "$APP/types-esm.mts" "$APP/types-bundler.ts"

@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import { ClaimsValidationError, describeIssues, type ValidationIssue } from './errors.js';
 import {
   headerIssues,
@@ -14,6 +15,7 @@ import { Subscriptions } from './resources/subscriptions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { type AccessTokenProvider, Transport } from './transport.js';
 import { VERSION } from './version.js';
+import { type OwnDispatcher, ownDispatcher, type TlsOptions } from './wire/dispatcher.js';
 import { type FetchLike, fetchWire } from './wire/fetch-wire.js';
 import { undiciWire } from './wire/undici-wire.js';
 
@@ -23,7 +25,9 @@ export interface ClaimsClientOptions {
   baseUrl: string;
   /**
    * The bearer token, or a function returning one (sync or async). A function is called for
-   * every request, and once more after a 401, when the request is sent once more.
+   * every request, and once more after a 401 (with `{ forceRefresh: true }`), when the request
+   * is sent once more. For OAuth 2 client credentials, see `clientCredentials` in
+   * `claims-notification-sdk/auth`.
    */
   accessToken: string | AccessTokenProvider;
   /**
@@ -42,6 +46,19 @@ export interface ClaimsClientOptions {
    * By default requests go through `undici.request` on undici's global dispatcher.
    */
   fetch?: FetchLike;
+  /**
+   * The undici dispatcher to send requests through (a `MockAgent` in tests, a `ProxyAgent`, an
+   * `Agent` with settings of your own). It is yours: `client.close()` leaves it open.
+   * By default the client makes its own (never undici's process-wide global one): an `Agent`,
+   * or an `EnvHttpProxyAgent` when `HTTPS_PROXY`/`HTTP_PROXY` is set (honouring `NO_PROXY`),
+   * with `tls` applied. Not used with `fetch`.
+   */
+  dispatcher?: Dispatcher;
+  /**
+   * Client certificate and trust for mutual TLS, applied to the client's own dispatcher.
+   * @example tls: { cert: readFileSync('client.crt'), key: readFileSync('client.key'), ca: readFileSync('ca.crt') }
+   */
+  tls?: TlsOptions;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
   /** Appended to the SDK's own User-Agent, e.g. `my-broker-portal/2.1`. */
@@ -93,8 +110,12 @@ export class ClaimsClient {
   /** Webhook subscriptions: `create`, `list`, `update`. */
   readonly subscriptions: Subscriptions;
 
+  /** The dispatcher this client made for itself (none with `fetch` or a given `dispatcher`). */
+  readonly #own: OwnDispatcher | undefined;
+
   constructor(options: ClaimsClientOptions) {
     const baseUrl = checkOptions(options);
+    this.#own = options.fetch || options.dispatcher ? undefined : ownDispatcher(options.tls);
     const transport = new Transport({
       baseUrl,
       accessToken: options.accessToken,
@@ -102,7 +123,9 @@ export class ClaimsClient {
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: options.headers ?? {},
       userAgent: userAgent(options.userAgent),
-      wire: options.fetch ? fetchWire(options.fetch) : undiciWire,
+      wire: options.fetch
+        ? fetchWire(options.fetch)
+        : undiciWire(this.#own ?? (options.dispatcher as Dispatcher)),
       log: resolveLog(options),
     });
     this.attachments = new Attachments(transport);
@@ -111,6 +134,22 @@ export class ClaimsClient {
     this.events = new Events(transport, this.attachments);
     this.webhooks = new Webhooks(transport);
     this.subscriptions = new Subscriptions(transport);
+  }
+
+  /**
+   * Closes the client's own connections once the requests still running finish; later calls
+   * reject with a `ClaimsError` (outcome `not_sent`). A `dispatcher` or `fetch` you gave is
+   * left as it is. Also runs at the end of an `await using` block.
+   *
+   * @example
+   * await using client = new ClaimsClient({ baseUrl, accessToken });
+   */
+  async close(): Promise<void> {
+    await this.#own?.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 }
 
@@ -155,6 +194,29 @@ function checkOptions(options: ClaimsClientOptions): string {
   }
   if (options?.fetch !== undefined && typeof options.fetch !== 'function') {
     issues.push({ path: 'fetch', message: 'must be a fetch-compatible function' });
+  }
+  if (options?.dispatcher !== undefined && typeof options.dispatcher?.request !== 'function') {
+    issues.push({
+      path: 'dispatcher',
+      message: 'must be an undici Dispatcher (Agent, ProxyAgent, MockAgent, ...)',
+    });
+  }
+  if (options?.tls !== undefined && (options.tls === null || typeof options.tls !== 'object')) {
+    issues.push({ path: 'tls', message: 'must be an object of cert, key, passphrase and ca' });
+  }
+  for (const name of ['dispatcher', 'tls'] as const) {
+    if (options?.[name] !== undefined && options.fetch !== undefined) {
+      issues.push({
+        path: name,
+        message: 'applies to the default wire only: it cannot be combined with fetch',
+      });
+    }
+  }
+  if (options?.tls !== undefined && options.dispatcher !== undefined) {
+    issues.push({
+      path: 'tls',
+      message: 'applies to the client’s own dispatcher: set it on your dispatcher instead',
+    });
   }
   if (options?.logger !== undefined && !isLogger(options.logger)) {
     issues.push({ path: 'logger', message: 'must have debug, info, warn and error methods' });

@@ -1,5 +1,5 @@
 import { type Outcome, outcomeOf, setOutcome } from './outcome.js';
-import { isNotConnected } from './retry.js';
+import { isNeverSent } from './retry.js';
 
 /** What every SDK error may be built with. */
 export interface ClaimsErrorOptions {
@@ -76,7 +76,7 @@ export class ClaimsConnectionError extends ClaimsError {
   constructor(message: string, options: ClaimsErrorOptions = {}) {
     super(message, {
       ...options,
-      outcome: options.outcome ?? (isNotConnected(options.cause) ? 'not_sent' : 'unknown'),
+      outcome: options.outcome ?? (isNeverSent(options.cause) ? 'not_sent' : 'unknown'),
     });
   }
 }
@@ -212,7 +212,8 @@ export type WebhookVerificationReason = 'missing_header' | 'invalid_header' | 'i
 
 /**
  * A webhook delivery failed verification: its extra header was missing or wrong, or its body
- * was not the expected JSON. Answer such a request with 401 (header) or 400 (body).
+ * was not the expected JSON, was larger than the cap, or was cut off by the sender (all three
+ * `invalid_body`). Answer such a request with 401 (header) or 400 (body).
  */
 export class WebhookVerificationError extends ClaimsError {
   override name = 'WebhookVerificationError';
@@ -220,8 +221,13 @@ export class WebhookVerificationError extends ClaimsError {
   /** What was wrong with the body, for `invalid_body`. */
   readonly issues: ValidationIssue[];
 
-  constructor(reason: WebhookVerificationReason, message: string, issues: ValidationIssue[] = []) {
-    super(message);
+  constructor(
+    reason: WebhookVerificationReason,
+    message: string,
+    issues: ValidationIssue[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
     this.reason = reason;
     this.issues = issues;
   }

@@ -57,8 +57,8 @@ export type {
   SubscriptionPatch,
 } from './schemas/subscriptions.js';
 export type { WebhookPatch } from './schemas/webhooks.js';
-export type { AccessTokenProvider, CallOptions } from './transport.js';
-export type { UploadData, UploadItem, UploadPath } from './uploads.js';
+export type { AccessTokenContext, AccessTokenProvider, CallOptions } from './transport.js';
+export type { UploadData, UploadItem, UploadPath } from './uploads/index.js';
 export { VERSION } from './version.js';
 export {
   receiveWebhook,
@@ -66,4 +66,5 @@ export {
   type WebhookHeaders,
   type WebhookVerifyOptions,
 } from './webhook-receiver.js';
+export type { TlsOptions } from './wire/dispatcher.js';
 export type { FetchLike } from './wire/fetch-wire.js';

@@ -20,6 +20,21 @@ const NOT_CONNECTED_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+/**
+ * Codes of a TLS handshake that this client refused (the server's certificate did not verify):
+ * the request was never written. Not a reason to repeat, since a repeat fails the same way.
+ */
+const TLS_REFUSED_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 export type Failure = { kind: 'status'; status: number } | { kind: 'network'; notConnected: boolean };
 
 /**
@@ -37,9 +52,18 @@ export function shouldRetry(method: string, failure: Failure): boolean {
 
 /** True when an error (or one of its causes) says the connection was never opened. */
 export function isNotConnected(error: unknown): boolean {
+  return hasCode(error, NOT_CONNECTED_CODES);
+}
+
+/** True when nothing of the request can have been written: not connected, or TLS refused. */
+export function isNeverSent(error: unknown): boolean {
+  return hasCode(error, NOT_CONNECTED_CODES) || hasCode(error, TLS_REFUSED_CODES);
+}
+
+function hasCode(error: unknown, codes: ReadonlySet<string>): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && NOT_CONNECTED_CODES.has(code)) return true;
+    if (typeof code === 'string' && codes.has(code)) return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

@@ -15,7 +15,8 @@ import { callOptionIssues, isSendableToken } from './internal/options.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, REDACTED, RequestLog } from './logger.js';
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
-import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
+import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
+import { type CallSpan, traceCall } from './telemetry/call-span.js';
 import { abortError } from './wire/abort.js';
 import type { Wire, WireResponse } from './wire/types.js';
 
@@ -31,8 +32,20 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** A token, or a function giving one; the function is asked again once after a 401. */
-export type AccessTokenProvider = () => string | Promise<string>;
+/** What the transport tells a token provider when it asks for a token. */
+export interface AccessTokenContext {
+  /**
+   * True when the API has just refused the token with 401 and the request will be sent once
+   * more: a provider that caches must return a new token, not the cached one.
+   */
+  forceRefresh: boolean;
+}
+
+/**
+ * A token, or a function giving one; the function is asked again once after a 401, then with
+ * `{ forceRefresh: true }`. A function that takes no argument works as well.
+ */
+export type AccessTokenProvider = (context?: AccessTokenContext) => string | Promise<string>;
 
 /** A streamed request body (multipart upload), opened anew for each attempt. */
 export interface StreamBody {
@@ -46,6 +59,11 @@ export interface RequestSpec<T> {
   method: 'GET' | 'POST' | 'PATCH';
   /** Path below the base URL, ids already encoded with the `path` tag. */
   path: string;
+  /**
+   * The path as the API documents it, ids as placeholders (`/incidents/{incidentId}/events`):
+   * names the call's span. @default `path`
+   */
+  route?: string;
   query?: Record<string, string>;
   /** Arguments to validate before sending, by name: `[schema, value]`. */
   params?: Record<string, readonly [ZodType, unknown]>;
@@ -114,7 +132,13 @@ export class Transport {
   }
 
   /** Validates, sends (with retries) and parses one call. */
-  async request<T>(spec: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+  request<T>(spec: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+    // OpenTelemetry (src/telemetry): without a registered tracer provider, one property read.
+    const traced = traceCall(spec.method, spec.route ?? spec.path);
+    return traced ? traced((span) => this.#request(spec, options, span)) : this.#request(spec, options);
+  }
+
+  async #request<T>(spec: RequestSpec<T>, options: CallOptions, span?: CallSpan): Promise<T> {
     if (
       options.timeoutMs !== undefined ||
       options.maxRetries !== undefined ||
@@ -141,6 +165,7 @@ export class Transport {
     const signal = options.signal;
 
     const log = this.#log;
+    const wire = span ? span.wire(config.wire) : config.wire;
     let refreshedToken = false;
     // What the server may have done: `current` for the attempt under way, `earlier` whether a
     // previous attempt may have been acted on (a 503, a reset after sending). A failure's
@@ -175,7 +200,7 @@ export class Transport {
         let response: WireResponse;
         current = 'unknown';
         try {
-          response = await config.wire({
+          response = await wire({
             url,
             origin: this.#origin,
             path,
@@ -200,12 +225,13 @@ export class Transport {
             logAttemptEnd(log, { method, url, attempt }, error, started);
           if (!(error instanceof ClaimsConnectionError)) throw error;
           current = error.outcome;
-          const failure = { kind: 'network', notConnected: current === 'not_sent' } as const;
+          const failure = { kind: 'network', notConnected: isNotConnected(error.cause) } as const;
           if (retry < maxRetries && shouldRetry(method, failure)) {
             earlier ||= current === 'unknown';
             current = 'not_sent';
             const delay = backoffDelay(retry);
             if (log.infoOn) logRetry(log, { method, url, attempt }, delay, error.name);
+            span?.retry(delay, error.name);
             await wait(delay, signal);
             continue;
           }
@@ -227,6 +253,7 @@ export class Transport {
           retry--;
           current = 'not_sent';
           if (log.infoOn) logRetry(log, { method, url, attempt }, 0, '401 (token provider asked again)');
+          span?.retry(0, '401');
           continue;
         }
         if (retry < maxRetries && shouldRetry(method, { kind: 'status', status })) {
@@ -243,6 +270,7 @@ export class Transport {
           earlier ||= current === 'unknown';
           current = 'not_sent';
           if (log.infoOn) logRetry(log, { method, url, attempt }, delay, String(status));
+          span?.retry(delay, String(status));
           await wait(delay, signal);
           continue;
         }
@@ -264,7 +292,7 @@ export class Transport {
     const source = this.#config.accessToken as AccessTokenProvider;
     let token: unknown;
     try {
-      token = await source();
+      token = await source({ forceRefresh: refresh });
     } catch (error) {
       throw new ClaimsError(`accessToken provider failed${refresh ? ' after a 401' : ''}`, { cause: error });
     }

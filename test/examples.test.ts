@@ -40,18 +40,21 @@ function runScript(
 describe('examples', () => {
   it('npm run demo runs every example against the sandbox and passes', async () => {
     const { code, output } = await runScript('examples/run-demo.ts', process.env, 55_000);
-    expect(output).toContain('All 4 examples passed.');
+    expect(output).toContain('All 5 examples passed.');
     for (const example of [
       '01-notify-incident',
       '02-event-url-attachment',
       '03-webhook-subscription',
       '04-serverless-handler',
+      '05-oauth-client-credentials',
     ]) {
       expect(output).toMatch(new RegExp(`PASS  ${example}\\.ts`));
     }
     expect(output).toContain('Caught before sending (ClaimsValidationError)');
     expect(output).toContain('Refused by the server (422');
     expect(output).toMatch(/1 webhook deliveries/);
+    expect(output).toContain('5 invocations, 1 token request(s)');
+    expect(output).toContain('Wrong secret: Token endpoint');
     expect(code).toBe(0);
   }, 60_000);
 

@@ -18,7 +18,8 @@ import {
   InternalServerError,
   RateLimitError,
 } from '../src/index.js';
-import { contentDisposition, contentTypeFor } from '../src/uploads.js';
+import { contentTypeFor } from '../src/uploads/content-types.js';
+import { contentDisposition } from '../src/uploads/multipart-stream.js';
 
 const TOKEN = 'tok_upload_5ecr3t';
 
@@ -347,6 +348,8 @@ describe('bad input: ClaimsValidationError, nothing sent', () => {
 
   // The EACCES is faked: root reads any file whatever its mode, so a chmod test would skip itself there.
   it('an unreadable file (permission denied): the EACCES of open() is reported, nothing sent', async () => {
+    // A real regular file, so stat() passes and the mocked open() is what refuses it.
+    const path = await file('denied.pdf', Buffer.from('x'));
     vi.resetModules();
     vi.doMock('node:fs/promises', async (importOriginal) => {
       const real = await importOriginal<typeof import('node:fs/promises')>();
@@ -356,10 +359,10 @@ describe('bad input: ClaimsValidationError, nothing sent', () => {
     try {
       const fresh = await import('../src/index.js');
       const c = new fresh.ClaimsClient({ baseUrl: server.url, accessToken: TOKEN });
-      const error = await c.attachments.upload('/any/file.pdf').catch((e: unknown) => e);
+      const error = await c.attachments.upload(path).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(fresh.ClaimsValidationError);
       expect((error as ClaimsValidationError).issues).toEqual([
-        { path: 'files', message: 'cannot read "/any/file.pdf": permission denied' },
+        { path: 'files', message: `cannot read ${JSON.stringify(path)}: permission denied` },
       ]);
       expect(server.seen).toHaveLength(0);
     } finally {
@@ -441,7 +444,10 @@ describe('a source that fails while sending', () => {
 
   it('a file that vanishes between the check and the send: the same ClaimsError, no retry', async () => {
     const path = await file('vanishing.pdf', Buffer.from('x'));
-    const upload = client().attachments.upload([{ data: Readable.from(slowly()), filename: 'first' }, path]);
+    // Marked: an earlier test's aborted upload may still reach the server on its own connection.
+    const upload = client().attachments.upload([{ data: Readable.from(slowly()), filename: 'first' }, path], {
+      headers: { 'x-test': 'vanishing' },
+    });
     async function* slowly() {
       yield Buffer.from('a');
       await rm(path);
@@ -449,7 +455,7 @@ describe('a source that fails while sending', () => {
     }
     const error = await upload.catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/reading "vanishing.pdf" failed: ENOENT/);
-    expect(server.seen).toHaveLength(1);
+    expect(server.seen.filter((req) => req.headers['x-test'] === 'vanishing')).toHaveLength(1);
   });
 
   it('destroys the stream source when the connection cannot be made (no file left open)', async () => {

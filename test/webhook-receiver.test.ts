@@ -1,8 +1,14 @@
 import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ClaimsError, receiveWebhook, verifyWebhook, WebhookVerificationError } from '../src/index.js';
+import {
+  ClaimsError,
+  ClaimsValidationError,
+  receiveWebhook,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../src/index.js';
 
 const options = { headerName: 'X-Hook-Secret', headerValue: 'correct horse battery staple' };
 const body = JSON.stringify({ webhookEvent: 'New Event', data: { incidentId: 'i-1' } });
@@ -126,5 +132,174 @@ describe('receiveWebhook over node:http', () => {
       status: 400,
       text: 'invalid_body',
     });
+  });
+});
+
+describe('fails closed on options that cannot verify anything', () => {
+  const headers = { 'x-hook-secret': '' };
+  it.each([
+    ['an empty secret', { headerName: 'X-Hook-Secret', headerValue: '' }, 'headerValue'],
+    ['a blank secret', { headerName: 'X-Hook-Secret', headerValue: ' \t ' }, 'headerValue'],
+    ['no secret', { headerName: 'X-Hook-Secret' }, 'headerValue'],
+    ['a non-string secret', { headerName: 'X-Hook-Secret', headerValue: 42 }, 'headerValue'],
+    ['an empty header name', { headerName: '', headerValue: 's3cret' }, 'headerName'],
+    ['a header name with a space', { headerName: 'X Hook', headerValue: 's3cret' }, 'headerName'],
+  ])('%s: ClaimsValidationError from verifyWebhook and receiveWebhook', async (_label, bad, path) => {
+    const verify = (() => {
+      try {
+        verifyWebhook({ ...headers, 'x-hook': 's3cret' }, body, bad as never);
+      } catch (error) {
+        return error;
+      }
+      return 'accepted';
+    })();
+    expect(verify).toBeInstanceOf(ClaimsValidationError);
+    expect((verify as ClaimsValidationError).issues.map((i) => i.path)).toContain(path);
+    const fakeReq = { headers: { ...headers }, [Symbol.asyncIterator]: () => undefined } as never;
+    await expect(receiveWebhook(fakeReq, bad as never)).rejects.toBeInstanceOf(ClaimsValidationError);
+  });
+
+  it('a whitespace secret matching a whitespace header is still refused (never accept everything)', () => {
+    expect(() =>
+      verifyWebhook({ 'x-hook-secret': ' ' }, body, { headerName: 'X-Hook-Secret', headerValue: ' ' }),
+    ).toThrow(ClaimsValidationError);
+  });
+
+  it('a bad maxBodyBytes and missing options are refused too', async () => {
+    const req = { headers: {} } as never;
+    await expect(receiveWebhook(req, { ...options, maxBodyBytes: 0 })).rejects.toBeInstanceOf(
+      ClaimsValidationError,
+    );
+    await expect(receiveWebhook(req, { ...options, maxBodyBytes: Number.NaN })).rejects.toBeInstanceOf(
+      ClaimsValidationError,
+    );
+    expect(() => verifyWebhook({}, body, undefined as never)).toThrow(ClaimsValidationError);
+  });
+});
+
+describe('receiveWebhook with the README handler: a cut or oversized body is a 400, never a crash', () => {
+  /** The README's handler, recording what it answered and what it caught. */
+  async function startReceiver(maxBodyBytes?: number) {
+    const answered: Array<{ status: number; error: unknown }> = [];
+    const server = createServer(async (req, res) => {
+      try {
+        await receiveWebhook(req, { ...options, maxBodyBytes });
+        res.writeHead(204).end();
+        answered.push({ status: 204, error: undefined });
+      } catch (error) {
+        if (error instanceof WebhookVerificationError) {
+          res.writeHead(error.reason === 'invalid_body' ? 400 : 401).end();
+          answered.push({ status: res.statusCode, error });
+        } else {
+          res.writeHead(500).end();
+          answered.push({ status: 500, error });
+        }
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      port,
+      answered,
+      /** Resolves once the handler has answered one more request (bounded wait). */
+      async answer(): Promise<void> {
+        const before = answered.length;
+        for (let i = 0; i < 500 && answered.length === before; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      },
+      close: async () => {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+
+  it('a sender that drops the connection mid-body: WebhookVerificationError invalid_body, answered 400, no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const receiver = await startReceiver();
+    try {
+      const handled = receiver.answer();
+      const socket = connect(receiver.port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        `POST /hook HTTP/1.1\r\nHost: x\r\nX-Hook-Secret: ${options.headerValue}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"webhookEvent":',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      await handled;
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(receiver.answered).toHaveLength(1);
+      const { status, error } = receiver.answered[0] as { status: number; error: unknown };
+      expect(status).toBe(400);
+      expect(error).toBeInstanceOf(WebhookVerificationError);
+      expect((error as WebhookVerificationError).reason).toBe('invalid_body');
+      expect((error as Error).message).toMatch(/cut off/);
+      expect((error as Error).cause).toBeInstanceOf(Error);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await receiver.close();
+    }
+  });
+
+  it('a body over maxBodyBytes, streamed without Content-Length: the sender gets the 400', async () => {
+    const receiver = await startReceiver(1024);
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: receiver.port,
+            method: 'POST',
+            headers: { 'x-hook-secret': options.headerValue, 'transfer-encoding': 'chunked' },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        // 64 KiB at a time until the answer comes (bounded: at most 4 MiB).
+        let written = 0;
+        const pump = () => {
+          while (written < 4 * 1024 * 1024) {
+            written += 64 * 1024;
+            if (!req.write(Buffer.alloc(64 * 1024, 0x20))) return void req.once('drain', pump);
+          }
+          req.end();
+        };
+        pump();
+      });
+      expect(status).toBe(400);
+      expect(receiver.answered.map((a) => (a.error as Error).message)).toEqual([
+        'Webhook body is larger than 1024 bytes',
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a declared Content-Length over the cap is refused before reading', async () => {
+    const receiver = await startReceiver(10);
+    try {
+      const handled = receiver.answer();
+      const socket = connect(receiver.port, '127.0.0.1');
+      const reply: Buffer[] = [];
+      socket.on('data', (c: Buffer) => reply.push(c));
+      socket.write(
+        `POST /hook HTTP/1.1\r\nHost: x\r\nX-Hook-Secret: ${options.headerValue}\r\nContent-Length: 100000\r\n\r\n{}`,
+      );
+      await handled;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(Buffer.concat(reply).toString('latin1')).toMatch(/^HTTP\/1\.1 400 /);
+      expect(receiver.answered[0]?.status).toBe(400);
+      socket.destroy();
+    } finally {
+      await receiver.close();
+    }
   });
 });

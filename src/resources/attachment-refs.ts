@@ -1,7 +1,7 @@
 import { ClaimsValidationError } from '../errors.js';
 import type { AttachmentRef, AttachmentRefInput } from '../schemas/attachments.js';
 import type { CallOptions } from '../transport.js';
-import type { UploadItem } from '../uploads.js';
+import type { UploadItem } from '../uploads/index.js';
 import type { Attachments } from './attachments.js';
 
 /**

@@ -2,7 +2,7 @@ import { ClaimsResponseValidationError, ClaimsValidationError } from '../errors.
 import type { UploadedAttachment } from '../schemas/attachments.js';
 import { schemas } from '../schemas/load.js';
 import type { CallOptions } from '../transport.js';
-import { prepareUpload, sourceFailureError, type UploadItem } from '../uploads.js';
+import { prepareUpload, sourceFailureError, type UploadItem } from '../uploads/index.js';
 import { Resource } from './resource.js';
 
 export class Attachments extends Resource {
@@ -35,6 +35,7 @@ export class Attachments extends Resource {
         {
           method: 'POST',
           path: '/attachments',
+          route: '/attachments',
           stream: prepared.body,
           responseSchema: s.UploadResponseSchema,
         },

@@ -32,6 +32,7 @@ export class Events extends Resource {
       {
         method: 'POST',
         path: path`/incidents/${incidentId}/events`,
+        route: '/incidents/{incidentId}/events',
         body: attachments ? { ...event, attachments } : event,
       },
       options,

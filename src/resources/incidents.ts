@@ -45,6 +45,7 @@ export class Incidents extends Resource {
       {
         method: 'POST',
         path: '/incidents',
+        route: '/incidents',
         body: attachments ? { ...incident, attachments } : incident,
         responseSchema: s.IncidentCreatedSchema,
       },

@@ -41,6 +41,7 @@ export class Metadata extends Resource {
       {
         method: 'GET',
         path: '/metadata/incidents',
+        route: '/metadata/incidents',
         params: { query: [s.IncidentFieldsQuerySchema, query] },
         query: {
           programmeCode: query?.programmeCode,
@@ -63,6 +64,7 @@ export class Metadata extends Resource {
       {
         method: 'GET',
         path: '/metadata/programmes',
+        route: '/metadata/programmes',
         params: { query: [s.ProgrammesQuerySchema, query] },
         ...(query ? { query } : {}),
       },

@@ -22,6 +22,7 @@ export class Subscriptions extends Resource {
       {
         method: 'POST',
         path: path`/webhooks/${webhookId}/subscriptions`,
+        route: '/webhooks/{webhookId}/subscriptions',
         params: { webhookId: [s.NumericId, webhookId] },
         body,
         bodySchema: s.SubscriptionCreateSchema,
@@ -38,6 +39,7 @@ export class Subscriptions extends Resource {
       {
         method: 'GET',
         path: path`/webhooks/${webhookId}/subscriptions`,
+        route: '/webhooks/{webhookId}/subscriptions',
         params: { webhookId: [s.NumericId, webhookId] },
         responseSchema: s.SubscriptionListSchema,
       },
@@ -60,6 +62,7 @@ export class Subscriptions extends Resource {
       {
         method: 'PATCH',
         path: path`/webhooks/${webhookId}/subscriptions/${subscriptionId}`,
+        route: '/webhooks/{webhookId}/subscriptions/{subscriptionId}',
         params: { webhookId: [s.NumericId, webhookId], subscriptionId: [s.NumericId, subscriptionId] },
         body: patch,
         bodySchema: s.SubscriptionPatchSchema,

@@ -16,6 +16,7 @@ export class Webhooks extends Resource {
       {
         method: 'PATCH',
         path: path`/webhooks/${webhookId}`,
+        route: '/webhooks/{webhookId}',
         params: { webhookId: [s.NumericId, webhookId] },
         body: patch,
         bodySchema: s.WebhookPatchSchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toPart, type UploadItem } from '../uploads.js';
+import { toPart, type UploadItem } from '../uploads/index.js';
 import { HttpUrl, UuidString } from './common.js';
 
 /** zod check of an upload item's shape, for `{ file }` attachment references. */

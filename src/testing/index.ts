@@ -12,6 +12,7 @@ export type {
   SandboxMetadataInput,
   SandboxProgramme,
 } from './core/metadata-types.js';
+export { type SandboxOAuthOptions, TOKEN_PATH, TokenIssuer } from './core/oauth.js';
 export type { OutboundFetch, OutboundResponse } from './core/outbound.js';
 export { SandboxCore, type SandboxCoreOptions } from './core/sandbox-core.js';
 export { defaultSandboxMetadata } from './core/seed.js';

@@ -56,7 +56,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   // Uploads are read whole; a few files' worth bounds a request's memory.
   const maxBodyBytes = 4 * (options.maxAttachmentBytes ?? 25 * 1024 * 1024) + 1024 * 1024;
   const server = createServer((req, res) => {
-    void serve(core, req, res, maxBodyBytes);
+    // serve() answers every failure itself; this is the last guard, so that no request can
+    // ever become an unhandled rejection that kills the process hosting the sandbox.
+    serve(core, req, res, maxBodyBytes).catch(() => res.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -97,9 +99,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 }
 
 async function serve(core: SandboxCore, req: IncomingMessage, res: ServerResponse, maxBodyBytes: number) {
-  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   let answer: SandboxResponse;
   try {
+    const url = requestTarget(req.url ?? '/');
     const body = await readBody(req, maxBodyBytes);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
@@ -118,8 +120,29 @@ async function serve(core: SandboxCore, req: IncomingMessage, res: ServerRespons
         ? errorResponse(error)
         : errorResponse(new SandboxHttpError(400, 'bad_request', 'The request body could not be read'));
   }
-  res.writeHead(answer.status, answer.headers);
-  res.end(answer.body);
+  try {
+    res.writeHead(answer.status, answer.headers);
+    res.end(answer.body);
+  } catch {
+    // An answer node:http refuses to write (say, a header it finds invalid): a plain 500.
+    if (res.headersSent) return void res.destroy();
+    const failed = errorResponse(new SandboxHttpError(500, 'internal_error', 'Sandbox failure: bad answer'));
+    res.writeHead(failed.status, failed.headers);
+    res.end(failed.body);
+  }
+}
+
+/**
+ * The request target as a URL. Resolving it against a base would read `//x` as a host
+ * (protocol-relative), so a path is appended to a fixed origin instead; a proxy's
+ * absolute-form target is parsed as it is, and anything else (`*`) is a 400.
+ */
+function requestTarget(target: string): URL {
+  try {
+    return new URL(target.startsWith('/') ? `http://sandbox${target}` : target);
+  } catch {
+    throw new SandboxHttpError(400, 'invalid_path', 'The request target is not a path');
+  }
 }
 
 function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
@@ -138,5 +161,9 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
+    // A sender gone mid-body: settle rather than wait for an end that never comes.
+    req.on('close', () => {
+      if (!req.complete) reject(new SandboxHttpError(400, 'bad_request', 'The request body was cut off'));
+    });
   });
 }

@@ -1,7 +1,8 @@
 import type { Dispatcher, request as undiciRequest } from 'undici';
-import { ClaimsConnectionError, ClaimsTimeoutError } from '../errors.js';
+import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
+import { OwnDispatcher } from './dispatcher.js';
 import type { Wire, WireResponse } from './types.js';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -15,31 +16,42 @@ type UndiciHeaders = Awaited<ReturnType<typeof undiciRequest>>['headers'];
 let undici: typeof import('undici') | undefined;
 
 /**
- * The default wire: undici's global dispatcher, so keep-alive sockets are reused and a user's
- * `setGlobalDispatcher` (proxy agent, `MockAgent`) applies. It is asked with origin and path
- * already split: `undici.request(url)` would parse the URL string again on every call, a
- * measurable share of a small request's cost. Timeouts are undici's own
- * `headersTimeout`/`bodyTimeout`, which restart on every chunk written or read: no timer or
- * AbortController of ours per attempt.
+ * The default wire: undici's `Dispatcher.request`, on the client's own dispatcher (see
+ * {@link OwnDispatcher}) or on one the user gave. It is asked with origin and path already
+ * split: `undici.request(url)` would parse the URL string again on every call, a measurable
+ * share of a small request's cost. Timeouts are undici's own `headersTimeout`/`bodyTimeout`,
+ * which restart on every chunk written or read: no timer or AbortController of ours per attempt.
  */
-export const undiciWire: Wire = async (req) => {
-  undici ??= await import('undici');
-  try {
-    const res = await undici.getGlobalDispatcher().request({
-      origin: req.origin,
-      path: req.path,
-      method: req.method as Dispatcher.HttpMethod,
-      headers: req.headers,
-      body: req.body,
-      signal: req.signal,
-      headersTimeout: req.timeoutMs,
-      bodyTimeout: req.timeoutMs,
-    });
-    return new UndiciResponse(res.statusCode, res.headers, res.body, req);
-  } catch (error) {
-    throw translate(error, req.signal, req.timeoutMs);
-  }
-};
+export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
+  const own = dispatcher instanceof OwnDispatcher ? dispatcher : undefined;
+  // A proxy agent (ours, or any dispatcher a user gives) may write to the headers object.
+  const copyHeaders = own === undefined || own.writesHeaders;
+  return async (req) => {
+    undici ??= await import('undici');
+    try {
+      const target = own ? own.take(undici, performance.now()) : (dispatcher as Dispatcher);
+      const res = await target.request({
+        origin: req.origin,
+        path: req.path,
+        method: req.method as Dispatcher.HttpMethod,
+        headers: copyHeaders ? { ...req.headers } : req.headers,
+        body: req.body,
+        signal: req.signal,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+      });
+      own?.touch(performance.now(), headerValue(res.headers['keep-alive']));
+      return new UndiciResponse(res.statusCode, res.headers, res.body, req);
+    } catch (error) {
+      if (error instanceof ClaimsError) throw error;
+      throw translate(error, req.signal, req.timeoutMs);
+    }
+  };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
 
 class UndiciResponse implements WireResponse {
   constructor(

@@ -1,19 +1,12 @@
 /**
  * The connection failures after which a POST may be sent again: those proving no connection was
  * opened (ECONNREFUSED, ENOTFOUND, EAI_AGAIN, EHOSTUNREACH, ENETUNREACH, undici's connect
- * timeout). They are produced here by an undici dispatcher whose `connect` fails with the code,
+ * timeout). They are produced here by an undici dispatcher (the client's `dispatcher` option) whose `connect` fails with the code,
  * so no traffic leaves the machine; both wires go through real undici code (the fetch wire
  * through undici's own `fetch`).
  */
-import {
-  Agent,
-  type Dispatcher,
-  errors,
-  getGlobalDispatcher,
-  setGlobalDispatcher,
-  fetch as undiciFetch,
-} from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Agent, type Dispatcher, errors, fetch as undiciFetch } from 'undici';
+import { describe, expect, it } from 'vitest';
 import {
   ClaimsClient,
   ClaimsConnectionError,
@@ -44,17 +37,11 @@ function failingAgent(code: string): { agent: Agent; connects: () => number } {
   return { agent, connects: () => n };
 }
 
-const previous = getGlobalDispatcher();
-afterEach(() => setGlobalDispatcher(previous));
-
 type WireSetup = (agent: Dispatcher) => Partial<ConstructorParameters<typeof ClaimsClient>[0]>;
 const WIRE_SETUPS: Array<{ name: string; setup: WireSetup }> = [
   {
     name: 'undici wire',
-    setup: (agent) => {
-      setGlobalDispatcher(agent);
-      return {};
-    },
+    setup: (agent) => ({ dispatcher: agent }),
   },
   {
     name: 'fetch wire',

@@ -2,10 +2,22 @@
  * What opening an upload's file can fail with, reported as a ClaimsValidationError before
  * anything is sent. The errors are faked (root can open any file, whatever its mode).
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useRecordingServer } from '../helpers/recording-server.js';
 
 const server = useRecordingServer();
+let dir = '';
+/** A real regular file: `stat()` passes, and the faked `open()` is what fails. */
+let path = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'claims-open-'));
+  path = join(dir, 'file.pdf');
+  await writeFile(path, 'x');
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 async function uploadWithOpenFailing(error: Error): Promise<unknown> {
   vi.resetModules();
@@ -15,7 +27,7 @@ async function uploadWithOpenFailing(error: Error): Promise<unknown> {
   });
   const fresh = await import('../../src/index.js');
   const client = new fresh.ClaimsClient({ baseUrl: server.url, accessToken: 'tok' });
-  const failure = await client.attachments.upload('/any/file.pdf').catch((e: unknown) => e);
+  const failure = await client.attachments.upload(path).catch((e: unknown) => e);
   expect(failure).toBeInstanceOf(fresh.ClaimsValidationError);
   return failure;
 }
@@ -26,15 +38,18 @@ afterEach(() => {
 });
 
 describe('opening an upload file fails', () => {
+  // The file may be removed, or swapped for a directory, between the stat and the open.
   it.each([
-    ['EACCES', 'cannot read "/any/file.pdf": permission denied'],
-    ['EPERM', 'cannot read "/any/file.pdf": permission denied'],
-    ['ENOENT', 'no such file: "/any/file.pdf"'],
-    ['EISDIR', '"/any/file.pdf" is a directory, not a file'],
-    ['EIO', 'cannot read "/any/file.pdf": EIO: i/o error'],
+    ['EACCES', (p: string) => `cannot read ${p}: permission denied`],
+    ['EPERM', (p: string) => `cannot read ${p}: permission denied`],
+    ['ENOENT', (p: string) => `no such file: ${p}`],
+    ['EISDIR', (p: string) => `${p} is a directory, not a regular file`],
+    ['EIO', (p: string) => `cannot read ${p}: EIO: i/o error`],
   ])('%s', async (code, message) => {
     const error = await uploadWithOpenFailing(Object.assign(new Error(`${code}: i/o error`), { code }));
-    expect((error as { issues: unknown }).issues).toEqual([{ path: 'files', message }]);
+    expect((error as { issues: unknown }).issues).toEqual([
+      { path: 'files', message: message(JSON.stringify(path)) },
+    ]);
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -1,16 +1,12 @@
-import { getGlobalDispatcher, MockAgent, setGlobalDispatcher } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { MockAgent } from 'undici';
+import { describe, expect, it } from 'vitest';
 import { ClaimsClient, NotFoundError } from '../../src/index.js';
 import { incident } from '../helpers/fixtures.js';
 
-const original = getGlobalDispatcher();
-afterEach(() => setGlobalDispatcher(original));
-
 describe('the default undici wire', () => {
-  it('goes through the global dispatcher a user sets (here a MockAgent): origin, path, headers, body', async () => {
+  it('goes through the dispatcher a user gives (here a MockAgent): origin, path, headers, body', async () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
-    setGlobalDispatcher(agent);
     const seen: Array<{ path: string; headers: unknown; body: unknown }> = [];
     agent
       .get('https://claims.example.com')
@@ -27,7 +23,11 @@ describe('the default undici wire', () => {
       })
       .reply(404, { message: 'no such form' });
 
-    const client = new ClaimsClient({ baseUrl: 'https://claims.example.com/api/v2/', accessToken: 'tok' });
+    const client = new ClaimsClient({
+      baseUrl: 'https://claims.example.com/api/v2/',
+      accessToken: 'tok',
+      dispatcher: agent,
+    });
     await expect(client.incidents.create(incident)).resolves.toEqual({ incidentId: 'INC-7' });
     expect(seen).toHaveLength(1);
     expect(seen[0]?.path).toBe('/api/v2/incidents');

@@ -5,6 +5,7 @@ import { Deliverer, type SandboxDelivery } from './deliveries.js';
 import type { SandboxIncident } from './incidents.js';
 import { MetadataStore } from './metadata.js';
 import type { SandboxMetadata, SandboxMetadataInput } from './metadata-types.js';
+import { type SandboxOAuthOptions, TokenIssuer } from './oauth.js';
 import { defaultOutboundFetch, type OutboundFetch } from './outbound.js';
 import { PendingWork } from './pending.js';
 import { dispatch } from './router.js';
@@ -30,6 +31,11 @@ export interface SandboxCoreOptions {
   deliveryTimeoutMs?: number;
   /** Largest file accepted, uploaded or downloaded, in bytes. @default 26214400 (25 MiB) */
   maxAttachmentBytes?: number;
+  /**
+   * Adds an OAuth 2 token endpoint, `POST /oauth/token` (client-credentials grant), whose
+   * tokens the API accepts as well as `token` until they expire.
+   */
+  oauth?: SandboxOAuthOptions;
 }
 
 /**
@@ -40,12 +46,15 @@ export interface SandboxCoreOptions {
 export class SandboxCore {
   /** The bearer token every request must carry. */
   readonly token: string;
+  /** The token endpoint, when `oauth` was given: its request count, `revokeAll()`. */
+  readonly oauth: TokenIssuer | undefined;
   readonly #pending = new PendingWork();
   readonly #ctx: SandboxContext;
 
   constructor(options: SandboxCoreOptions = {}) {
     this.token = options.token ?? `sbx_${randomBytes(18).toString('base64url')}`;
     const fetch = options.fetch ?? defaultOutboundFetch;
+    this.oauth = options.oauth ? new TokenIssuer(options.oauth) : undefined;
     this.#ctx = {
       metadata: new MetadataStore(options.metadata),
       attachments: new AttachmentStore(fetch, this.#pending, {
@@ -60,6 +69,19 @@ export class SandboxCore {
 
   /** Answers one request; never rejects (failures are JSON error answers). */
   handle(req: SandboxRequest): Promise<SandboxResponse> {
+    const oauth = this.oauth;
+    if (oauth) {
+      if (TokenIssuer.isTokenRequest(req)) return Promise.resolve(oauth.handle(req));
+      // The router checks one bearer token; a valid issued token stands for it.
+      const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization?.trim() ?? '')?.[1];
+      if (bearer !== undefined && oauth.accepts(bearer)) {
+        return dispatch(
+          { ...req, headers: { ...req.headers, authorization: `Bearer ${this.token}` } },
+          this.#ctx,
+          this.token,
+        );
+      }
+    }
     return dispatch(req, this.#ctx, this.token);
   }
 

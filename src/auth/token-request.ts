@@ -1,0 +1,153 @@
+import { TokenRequestError } from './errors.js';
+
+/** The subset of `fetch` the token request uses. */
+export type TokenFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+/** How the client authenticates at the token endpoint (RFC 6749 §2.3.1). */
+export type ClientAuthentication = 'client_secret_basic' | 'client_secret_post';
+
+/** One token request, as the provider asks it. */
+export interface TokenRequest {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  clientAuthentication: ClientAuthentication;
+  /** Extra form parameters: `scope`, `audience`, … */
+  params: Record<string, string>;
+  fetch: TokenFetch;
+  timeoutMs: number;
+}
+
+/** A token the endpoint issued. */
+export interface IssuedToken {
+  accessToken: string;
+  /** Lifetime in ms from when it was received; `undefined` when the endpoint did not say. */
+  expiresInMs: number | undefined;
+}
+
+const MAX_DESCRIPTION = 300;
+const REDACTED = '[redacted]';
+
+/**
+ * POSTs the client-credentials grant and reads the answer. Everything that leaves here (a
+ * message, a field, a cause) has the secret and any token removed: the endpoint's own error
+ * text may quote what it was sent.
+ */
+export async function requestToken(request: TokenRequest): Promise<IssuedToken> {
+  const { tokenUrl, clientId, clientSecret } = request;
+  const form = new URLSearchParams({ grant_type: 'client_credentials', ...request.params });
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'content-type': 'application/x-www-form-urlencoded',
+  };
+  if (request.clientAuthentication === 'client_secret_basic') {
+    // RFC 6749 §2.3.1: both parts form-urlencoded before base64 (a ':' in the id stays unambiguous).
+    const pair = `${formEncode(clientId)}:${formEncode(clientSecret)}`;
+    headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+  } else {
+    form.set('client_id', clientId);
+    form.set('client_secret', clientSecret);
+  }
+  const redact = redactor([clientSecret, formEncode(clientSecret), headers.authorization]);
+  const signal = AbortSignal.timeout(request.timeoutMs);
+
+  let response: Response;
+  let text: string;
+  try {
+    // `manual`: a redirect would carry the credentials to wherever it points.
+    response = await request.fetch(tokenUrl, {
+      method: 'POST',
+      headers,
+      body: form.toString(),
+      signal,
+      redirect: 'manual',
+    });
+    text = await response.text();
+  } catch (error) {
+    if (signal.aborted) {
+      throw new TokenRequestError(`Token request to ${tokenUrl} timed out after ${request.timeoutMs} ms`, {
+        failure: 'timeout',
+        tokenUrl,
+      });
+    }
+    // The cause is kept only as its name and (redacted) message: a fetch error may hold the request.
+    const reason = error instanceof Error ? `${error.name}: ${redact(describe(error))}` : 'unknown error';
+    throw new TokenRequestError(`Token request to ${tokenUrl} failed: ${reason}`, {
+      failure: 'connection',
+      tokenUrl,
+    });
+  }
+
+  const body = parseJson(text);
+  if (response.status < 200 || response.status > 299) {
+    const error = stringField(body, 'error');
+    const description = stringField(body, 'error_description');
+    const safeDescription = description === undefined ? undefined : clip(redact(description));
+    const safeError = error === undefined ? undefined : clip(redact(error));
+    const said = safeError ? `: ${safeError}${safeDescription ? ` (${safeDescription})` : ''}` : '';
+    throw new TokenRequestError(`Token endpoint ${tokenUrl} answered ${response.status}${said}`, {
+      failure: 'error_response',
+      tokenUrl,
+      status: response.status,
+      error: safeError,
+      errorDescription: safeDescription,
+    });
+  }
+  const invalid = (why: string) =>
+    new TokenRequestError(`Token endpoint ${tokenUrl} answered ${response.status} but ${why}`, {
+      failure: 'invalid_response',
+      tokenUrl,
+      status: response.status,
+    });
+  if (body === undefined) throw invalid('the body is not a JSON object');
+  const accessToken = stringField(body, 'access_token');
+  if (!accessToken) throw invalid('without an access_token');
+  const tokenType = stringField(body, 'token_type');
+  // Bearer is the only type this SDK can send; some servers omit the (required) field.
+  if (tokenType !== undefined && tokenType.toLowerCase() !== 'bearer') {
+    throw invalid(`with token_type "${clip(redact(tokenType))}" (only Bearer can be used)`);
+  }
+  return { accessToken, expiresInMs: expiresInMs(body.expires_in) };
+}
+
+/** `expires_in` in seconds; some servers send it as a string. Anything else: unknown. */
+function expiresInMs(value: unknown): number | undefined {
+  const seconds = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+}
+
+function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function stringField(body: Record<string, unknown> | undefined, name: string): string | undefined {
+  const value = body?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** `application/x-www-form-urlencoded` encoding of one value (spaces as `+`). */
+function formEncode(value: string): string {
+  return new URLSearchParams({ v: value }).toString().slice(2);
+}
+
+function redactor(secrets: Array<string | undefined>): (text: string) => string {
+  const present = secrets.filter((s): s is string => typeof s === 'string' && s.length > 0);
+  return (text) => present.reduce((out, secret) => out.split(secret).join(REDACTED), text);
+}
+
+function describe(error: Error): string {
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${error.message}${cause}`;
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > MAX_DESCRIPTION ? `${oneLine.slice(0, MAX_DESCRIPTION)}…` : oneLine;
+}

@@ -1,0 +1,85 @@
+import { ClaimsValidationError, type ValidationIssue } from '../errors.js';
+import type { StreamBody } from '../transport.js';
+import { statFile } from './file.js';
+import { type Part, type Source, toPart } from './inputs.js';
+import { openMultipart } from './multipart-stream.js';
+import { SourceState } from './source-failure.js';
+
+/** A checked upload, ready to send: the multipart body and what the answer must match. */
+export interface PreparedUpload {
+  /** The request body; `open()` builds a fresh multipart stream for each attempt. */
+  body: StreamBody;
+  /** File names in order. */
+  filenames: string[];
+  /** Set when a source failed while being sent (a caller's stream erroring, a file vanishing). */
+  sourceFailure(): { filename: string; error: unknown } | undefined;
+}
+
+/**
+ * Checks upload items before anything is sent and builds their multipart body. Paths are
+ * opened and stat-ed here (missing, a directory, unreadable: all reported at once), so a
+ * bad path is a `ClaimsValidationError` and never a half-sent request.
+ * @param issuePath names item `i` in issues, e.g. `files[0]` or `attachments[2].file`.
+ * @throws ClaimsValidationError listing every problem.
+ */
+export async function prepareUpload(
+  items: readonly unknown[],
+  issuePath: (index: number) => string,
+): Promise<PreparedUpload> {
+  const issues: ValidationIssue[] = [];
+  const parts: Part[] = [];
+  const oneShot = new Set<unknown>();
+  for (const [i, item] of items.entries()) {
+    const part = toPart(item);
+    if (Array.isArray(part)) {
+      for (const message of part) issues.push({ path: issuePath(i), message });
+      continue;
+    }
+    const { source } = part;
+    if (source.kind === 'readable' || source.kind === 'web') {
+      if (oneShot.has(source.stream)) {
+        issues.push({
+          path: issuePath(i),
+          message: 'the same stream is given twice; it can be read only once',
+        });
+      }
+      oneShot.add(source.stream);
+    }
+    parts.push(part);
+  }
+  if (issues.length > 0) throw new ClaimsValidationError(issues);
+
+  // Checked in parallel; problems are reported in the order of the items, not of completion.
+  const found: ValidationIssue[][] = parts.map(() => []);
+  const sizes = await Promise.all(
+    parts.map((part, i) => sizeOf(part.source, (message) => found[i]?.push({ path: issuePath(i), message }))),
+  );
+  if (found.some((list) => list.length > 0)) throw new ClaimsValidationError(found.flat());
+
+  const state = new SourceState();
+  for (const part of parts) {
+    // A caller's Node stream may fail before its turn, or before the request even starts:
+    // listen from now on, so such an error fails the upload instead of crashing the process.
+    if (part.source.kind === 'readable') state.watch(part.source.stream, part.filename);
+  }
+  const body: StreamBody = {
+    replayable: parts.every((p) => p.source.kind !== 'readable' && p.source.kind !== 'web'),
+    open: () => openMultipart(parts, sizes, state),
+  };
+  return { body, filenames: parts.map((p) => p.filename), sourceFailure: () => state.failure };
+}
+
+/** The byte size of a source, `undefined` when only reading it would tell (a stream). */
+async function sizeOf(source: Source, problem: (message: string) => void): Promise<number | undefined> {
+  switch (source.kind) {
+    case 'bytes':
+      return source.bytes.byteLength;
+    case 'blob':
+      return source.blob.size;
+    case 'readable':
+    case 'web':
+      return undefined;
+    case 'path':
+      return statFile(source.path, problem);
+  }
+}
