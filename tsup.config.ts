@@ -18,7 +18,8 @@ export default defineConfig([
       'auth/index': 'src/auth/index.ts',
     },
     format: ['esm', 'cjs'],
-    dts: true,
+    // `@internal` members (the sub-clients' transport and constructors) stay out of the types.
+    dts: { compilerOptions: { stripInternal: true } },
   },
   {
     // The bin is run by node directly: one ESM file is all it needs.

@@ -11,6 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The type tests: compiled by tsc, an unused `@ts-expect-error` or a wrong type fails them.
+    typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
     testTimeout: 15_000,
     hookTimeout: 15_000,
     coverage: {

@@ -22,7 +22,9 @@ console.log(
 for (const field of fields) {
   const rule = field.listSource
     ? `one of ${field.listSource.join(' | ')}`
-    : `free text, max ${field.maxLength ?? '∞'}`;
+    : field.maxLength == null
+      ? 'free text'
+      : `free text, at most ${field.maxLength} characters`;
   console.log(`  ${field.identifier}${field.isRequired ? ' (required)' : ''}: ${rule}`);
 }
 

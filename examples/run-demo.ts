@@ -90,7 +90,7 @@ console.log('Summary');
 for (const o of outcomes)
   console.log(`  ${o.ok ? 'PASS' : 'FAIL'}  ${o.example}  (${o.ms} ms)${o.reason ? `  ${o.reason}` : ''}`);
 console.log(
-  `  sandbox: ${sandbox.incidents.length} incidents, ${events} events, ${delivered} webhook deliveries`,
+  `  sandbox: ${count(sandbox.incidents.length, 'incident')}, ${count(events, 'event')}, ${count(delivered, 'webhook delivery', 'webhook deliveries')}`,
 );
 const failed = outcomes.filter((o) => !o.ok).length;
 console.log(
@@ -99,3 +99,8 @@ console.log(
     : `\n${failed} of ${outcomes.length} examples failed.`,
 );
 process.exit(failed === 0 ? 0 : 1);
+
+/** `1 event`, `2 events`: the demo's summary reads as a sentence. */
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

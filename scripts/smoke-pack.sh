@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Smoke test of the published artefact: packs the package, installs the tarball into a fresh
-# temporary project (offline, from the npm cache), and uses it the four ways users do:
-# ESM `import`, CommonJS `require`, and TypeScript type checks with moduleResolution
-# `nodenext` (ESM and CJS files) and `bundler`. Run after `npm run build` (builds if needed).
+# temporary project (offline, from the npm cache), and uses it the ways users do: ESM
+# `import` and CommonJS `require` of both entries (the client against a local server,
+# `createSandbox()`, and `claimsHandlers()` with msw, once msw is installed), and TypeScript
+# type checks with moduleResolution `nodenext`, `node16` (ESM and CJS files), `bundler` and
+# `node10`, the `./testing` types checked before msw is installed (they must not need it).
+# Run after `npm run build` (builds if needed).
 #
 #   npm run smoke            # or: bash scripts/smoke-pack.sh
 #   KEEP_SMOKE_DIR=1 npm run smoke   # keep the temp project to poke at
@@ -158,8 +161,66 @@ const auth = require('claims-notification-sdk/auth');
 require('./auth-scenario.cjs')(sdk, auth, 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
 JS
 
-step "running ESM and CommonJS"
-(cd "$APP" && node esm.mjs && node cjs.cjs)
+# The testing entry, shared by ESM and CJS: a sandbox over HTTP, and the msw handlers (which
+# must load msw when it is installed, and say how to install it when it is not).
+cat >"$APP/testing-scenario.cjs" <<'JS'
+module.exports = async function testingScenario(sdk, testing, how, withMsw) {
+  const incident = {
+    programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', policyCountry: 'GB', incidentDate: '2026-11-02', description: 'smoke',
+  };
+  const sandbox = await testing.createSandbox();
+  try {
+    const client = new sdk.ClaimsClient({ baseUrl: sandbox.url, accessToken: sandbox.token });
+    const { incidentId } = await client.incidents.create(incident);
+    if (!sandbox.incident(incidentId)) throw new Error(`${how}: the sandbox did not store the incident`);
+  } finally {
+    await sandbox.close();
+  }
+  if (!withMsw) {
+    let error;
+    try { await testing.claimsHandlers(); } catch (e) { error = e; }
+    if (!sdk.isClaimsError(error) || !/needs msw/.test(error.message)) throw new Error(`${how}: claimsHandlers() without msw: ${error}`);
+    console.log(`smoke: ${how} createSandbox() ok, claimsHandlers() without msw says so`);
+    return;
+  }
+  const { setupServer } = require('msw/node');
+  const handlers = await testing.claimsHandlers({ token: 'msw-token' });
+  const server = setupServer(...handlers);
+  server.listen({ onUnhandledRequest: 'error' });
+  try {
+    const client = new sdk.ClaimsClient({
+      baseUrl: testing.SANDBOX_MSW_BASE_URL, accessToken: handlers.sandbox.token, fetch: (url, init) => globalThis.fetch(url, init),
+    });
+    const { incidentId } = await client.incidents.create(incident);
+    if (!handlers.sandbox.incident(incidentId)) throw new Error(`${how}: msw handlers did not serve the call`);
+  } finally {
+    server.close();
+  }
+  console.log(`smoke: ${how} createSandbox() and claimsHandlers() with msw ok`);
+};
+JS
+cat >"$APP/testing-esm.mjs" <<'JS'
+import { createRequire } from 'node:module';
+import * as sdk from 'claims-notification-sdk';
+import * as testing from 'claims-notification-sdk/testing';
+const require = createRequire(import.meta.url);
+const withMsw = process.argv[2] === 'msw';
+await require('./testing-scenario.cjs')(sdk, testing, 'ESM import', withMsw);
+// Both builds in one process: each recognises the other's errors.
+const cjs = require('claims-notification-sdk');
+if (!sdk.isClaimsError(new cjs.ClaimsValidationError([])) || !cjs.isClaimsError(new sdk.ClaimsError('x'))) {
+  throw new Error('isClaimsError does not recognise the other build\'s errors');
+}
+JS
+cat >"$APP/testing-cjs.cjs" <<'JS'
+const sdk = require('claims-notification-sdk');
+const testing = require('claims-notification-sdk/testing');
+require('./testing-scenario.cjs')(sdk, testing, 'CommonJS require', process.argv[2] === 'msw')
+  .catch((e) => { console.error(e); process.exit(1); });
+JS
+
+step "running ESM and CommonJS (msw not installed)"
+(cd "$APP" && node esm.mjs && node cjs.cjs && node testing-esm.mjs && node testing-cjs.cjs)
 
 # Types: what an editor and tsc see, in the three setups users have.
 cat >"$APP/types-esm.mts" <<'TS'
@@ -198,24 +259,63 @@ export const provider: auth.ClientCredentialsProvider = auth.clientCredentials({
 export { client };
 TS
 cp "$APP/types-esm.mts" "$APP/types-bundler.ts"
+# The testing entry without msw installed: createSandbox's types must not need msw's.
+cat >"$APP/types-testing.mts" <<'TS'
+import { ClaimsClient } from 'claims-notification-sdk';
+import { createSandbox, type Sandbox } from 'claims-notification-sdk/testing';
+export async function run(): Promise<string> {
+  const sandbox: Sandbox = await createSandbox({ token: 'dev-token' });
+  const client = new ClaimsClient({ baseUrl: sandbox.url, accessToken: sandbox.token });
+  const { incidentId } = await client.incidents.create({
+    programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', policyCountry: 'GB', incidentDate: '2026-11-02', description: 'd',
+  });
+  await sandbox.close();
+  return incidentId;
+}
+TS
+cat >"$APP/types-testing.cts" <<'TS'
+import testing = require('claims-notification-sdk/testing');
+export const started: Promise<testing.Sandbox> = testing.createSandbox();
+TS
+cp "$APP/types-testing.mts" "$APP/types-testing-bundler.ts"
+cat >"$APP/types-node10.ts" <<'TS'
+import { ClaimsClient } from 'claims-notification-sdk';
+import { createSandbox, type Sandbox } from 'claims-notification-sdk/testing';
+export const client = new ClaimsClient({ baseUrl: 'https://x.example', accessToken: 't' });
+export const started: Promise<Sandbox> = createSandbox();
+TS
 
 TSC="$ROOT/node_modules/typescript/bin/tsc"
 COMMON='"strict": true, "noEmit": true, "skipLibCheck": false, "types": ["node"], "target": "ES2022"'
 cat >"$APP/tsconfig.nodenext.json" <<JSON
 { "compilerOptions": { $COMMON, "module": "nodenext", "moduleResolution": "nodenext" },
-  "files": ["types-esm.mts", "types-cjs.cts"] }
+  "files": ["types-esm.mts", "types-cjs.cts", "types-testing.mts", "types-testing.cts"] }
 JSON
 cat >"$APP/tsconfig.node16.json" <<JSON
 { "compilerOptions": { $COMMON, "module": "node16", "moduleResolution": "node16" },
-  "files": ["types-esm.mts", "types-cjs.cts"] }
+  "files": ["types-esm.mts", "types-cjs.cts", "types-testing.mts", "types-testing.cts"] }
 JSON
 cat >"$APP/tsconfig.bundler.json" <<JSON
 { "compilerOptions": { $COMMON, "module": "esnext", "moduleResolution": "bundler" },
-  "files": ["types-bundler.ts"] }
+  "files": ["types-bundler.ts", "types-testing-bundler.ts"] }
 JSON
-for setup in nodenext node16 bundler; do
-  step "tsc --noEmit, moduleResolution $setup"
+cat >"$APP/tsconfig.node10.json" <<JSON
+{ "compilerOptions": { $COMMON, "module": "commonjs", "moduleResolution": "node10", "esModuleInterop": true },
+  "files": ["types-node10.ts"] }
+JSON
+for setup in nodenext node16 bundler node10; do
+  step "tsc --noEmit, moduleResolution $setup (msw not installed)"
   (cd "$APP" && node "$TSC" -p "tsconfig.$setup.json")
 done
+
+MSW="msw@$(node -p "require('$ROOT/node_modules/msw/package.json').version")"
+step "installing $MSW offline"
+if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "$MSW" >"$WORK/install-msw.log" 2>&1); then
+  step "offline install of msw failed (see below); linking it from the repo instead"
+  tail -n 5 "$WORK/install-msw.log" || true
+  [ -e "$APP/node_modules/msw" ] || ln -s "$ROOT/node_modules/msw" "$APP/node_modules/msw"
+fi
+step "running the testing entry from ESM and CommonJS with msw"
+(cd "$APP" && node testing-esm.mjs msw && node testing-cjs.cjs msw)
 
 step "all good"

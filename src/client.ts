@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { ClaimsValidationError, describeIssues, type ValidationIssue } from './errors.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './internal/answer.js';
 import {
   headerIssues,
   isSendableToken,
@@ -10,7 +11,7 @@ import { isLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel, resolveLo
 import { Attachments } from './resources/attachments.js';
 import { Events } from './resources/events.js';
 import { Incidents } from './resources/incidents.js';
-import { Metadata } from './resources/metadata.js';
+import { extendedFieldsChecker, Metadata } from './resources/metadata.js';
 import { Subscriptions } from './resources/subscriptions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { type AccessTokenProvider, Transport } from './transport.js';
@@ -64,6 +65,13 @@ export interface ClaimsClientOptions {
   /** Appended to the SDK's own User-Agent, e.g. `my-broker-portal/2.1`. */
   userAgent?: string;
   /**
+   * Largest 2xx answer body read, in bytes. A longer one is not read further (memory stays
+   * bounded) and the call rejects with `ClaimsResponseValidationError` (outcome `processed`:
+   * the server acted). Error answers (4xx/5xx) are read up to 1 MiB and cut there.
+   * @default 10485760 (10 MiB)
+   */
+  maxResponseBytes?: number;
+  /**
    * How long the incident form metadata used by the extended-field check is cached, in ms.
    * @default 600000 (10 minutes)
    */
@@ -103,7 +111,7 @@ export class ClaimsClient {
   readonly events: Events;
   /** File uploads: `upload`. */
   readonly attachments: Attachments;
-  /** Incident form and programme metadata: `incidentFields`, `programmes`, `clearCache`. */
+  /** Incident form and programme metadata: `incidentFields`, `programmes`, `requiredFields`, `clearCache`. */
   readonly metadata: Metadata;
   /** Webhooks: `update`. */
   readonly webhooks: Webhooks;
@@ -123,6 +131,7 @@ export class ClaimsClient {
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: options.headers ?? {},
       userAgent: userAgent(options.userAgent),
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       wire: options.fetch
         ? fetchWire(options.fetch)
         : undiciWire(this.#own ?? (options.dispatcher as Dispatcher)),
@@ -130,7 +139,7 @@ export class ClaimsClient {
     });
     this.attachments = new Attachments(transport);
     this.metadata = new Metadata(transport, options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS);
-    this.incidents = new Incidents(transport, this.metadata, this.attachments);
+    this.incidents = new Incidents(transport, extendedFieldsChecker(this.metadata), this.attachments);
     this.events = new Events(transport, this.attachments);
     this.webhooks = new Webhooks(transport);
     this.subscriptions = new Subscriptions(transport);
@@ -184,6 +193,12 @@ function checkOptions(options: ClaimsClientOptions): string {
   if (options?.timeoutMs !== undefined) issues.push(...timeoutIssues('timeoutMs', options.timeoutMs));
   for (const name of ['maxRetries', 'metadataCacheTtlMs'] as const) {
     if (options?.[name] !== undefined) issues.push(...nonNegativeIntegerIssues(name, options[name]));
+  }
+  if (
+    options?.maxResponseBytes !== undefined &&
+    !(Number.isSafeInteger(options.maxResponseBytes) && options.maxResponseBytes >= 1)
+  ) {
+    issues.push({ path: 'maxResponseBytes', message: 'must be a positive whole number of bytes' });
   }
   if (options?.headers !== undefined) issues.push(...headerIssues('headers', options.headers));
   if (

@@ -29,7 +29,27 @@ export class ClaimsError extends Error {
   get outcome(): Outcome {
     return outcomeOf(this) ?? 'not_sent';
   }
+
+  /**
+   * What `JSON.stringify(error)` gives: `name`, `message`, `outcome` and the error's own
+   * documented fields (`status`, `requestId`, `method`, `url`, `body`, `issues`, …). Not
+   * `stack` or `cause`: a cause is someone else's error, and nothing here may carry the token.
+   */
+  toJSON(): Record<string, unknown> {
+    const json: Record<string, unknown> = { name: this.name, message: this.message, outcome: this.outcome };
+    for (const [key, value] of Object.entries(this)) {
+      if (key !== 'name' && key !== 'stack' && key !== 'cause') json[key] = value;
+    }
+    return json;
+  }
 }
+
+/**
+ * Marks every `ClaimsError`, so `isClaimsError` also recognises errors of the other build
+ * (the ESM and CommonJS builds each have their own class, and `instanceof` sees only one).
+ */
+const CLAIMS_ERROR_BRAND = Symbol.for('claims-notification-sdk.error');
+Object.defineProperty(ClaimsError.prototype, CLAIMS_ERROR_BRAND, { value: true });
 
 /** One problem with a request argument or body, found before anything was sent. */
 export interface ValidationIssue {
@@ -44,6 +64,7 @@ export interface ValidationIssue {
 /** A request argument or body is invalid. Nothing was sent. */
 export class ClaimsValidationError extends ClaimsError {
   override name = 'ClaimsValidationError';
+  /** Every problem found, each with the `path` of the argument or field and a `message`. */
   readonly issues: ValidationIssue[];
 
   constructor(issues: ValidationIssue[], message = describeIssues('Invalid request', issues)) {
@@ -55,7 +76,9 @@ export class ClaimsValidationError extends ClaimsError {
 /** A 2xx answer lacks what the spec promises (for example no `incidentId`). */
 export class ClaimsResponseValidationError extends ClaimsError {
   override name = 'ClaimsResponseValidationError';
+  /** The answer's body as parsed (JSON), or its text when it was not JSON. */
   readonly body: unknown;
+  /** What the answer lacks, each with the `path` in the body and a `message`. */
   readonly issues: ValidationIssue[];
 
   constructor(body: unknown, issues: ValidationIssue[], context: string) {
@@ -88,10 +111,15 @@ export class ClaimsTimeoutError extends ClaimsConnectionError {
 
 /** What an API error was built from. */
 export interface ApiErrorInit {
+  /** HTTP status code of the answer, 400 or more. */
   status: number;
+  /** The answer's body: parsed JSON, or text. */
   body: unknown;
+  /** The answer's headers, lower-cased names. */
   headers: Record<string, string>;
+  /** HTTP method of the request, e.g. `'POST'`. */
   method: string;
+  /** Full URL of the request. */
   url: string;
 }
 
@@ -176,9 +204,17 @@ export function errorFromResponse(init: ApiErrorInit): ClaimsApiError {
   return new ErrorClass(init);
 }
 
-/** True for any error thrown by this SDK. */
+/**
+ * True for any error thrown by this SDK, from either of its builds: an error thrown by the
+ * CommonJS build is recognised by the ESM build's `isClaimsError` and the other way round.
+ */
 export function isClaimsError(error: unknown): error is ClaimsError {
-  return error instanceof ClaimsError;
+  return (
+    error instanceof ClaimsError ||
+    (typeof error === 'object' &&
+      error !== null &&
+      (error as { [CLAIMS_ERROR_BRAND]?: unknown })[CLAIMS_ERROR_BRAND] === true)
+  );
 }
 
 /**
@@ -217,6 +253,7 @@ export type WebhookVerificationReason = 'missing_header' | 'invalid_header' | 'i
  */
 export class WebhookVerificationError extends ClaimsError {
   override name = 'WebhookVerificationError';
+  /** `missing_header`, `invalid_header` (answer 401) or `invalid_body` (answer 400). */
   readonly reason: WebhookVerificationReason;
   /** What was wrong with the body, for `invalid_body`. */
   readonly issues: ValidationIssue[];

@@ -1,3 +1,4 @@
+import { quote } from './internal/quote.js';
 import type { ExtendedFieldValue } from './schemas/incidents.js';
 import type { IncidentFieldDescriptor } from './schemas/metadata.js';
 
@@ -54,14 +55,20 @@ const Codes = ExtendedFieldProblemCodes;
  * then the required fields that are absent. `[]` means valid. Pure: it sends nothing.
  *
  * Rules (see README "Extended fields"): identifiers and `listSource` entries match exactly
- * (case-sensitive); an empty or whitespace-only value of a field that is not required is
- * "not given" and is not checked against `listSource`; `maxLength` counts characters
- * (Unicode code points); `isRequired` absent means not required.
+ * (case-sensitive); every value is checked against a non-null `listSource` and `maxLength`,
+ * an empty one too (the spec makes no exception: leave an optional field without a value
+ * out); `maxLength` counts UTF-16 code units, as JavaScript's `length` does (an emoji is
+ * two); a field with `isRequired: true` must be present with a value that is not blank;
+ * `isRequired` absent means not required.
  *
+ * @param descriptors the form's fields, from `client.metadata.incidentFields(...)`.
+ * @param extendedFields the values to check, e.g. from `extendedFieldsFrom({...})`.
+ * @returns every problem, `[]` when the values are valid.
  * @example
  * const problems = checkExtendedFields(descriptors, extendedFieldsFrom({ 'claim_form:Cause_Of_Loss': 'Fir' }));
+ * // with the sandbox's demo form (PRG-HOME / HOME-STD / GB):
  * // [{ identifier: 'claim_form:Cause_Of_Loss', code: 'not_in_list',
- * //    message: '"Cause of loss" (section "Incident details") must be one of: Fire, Flood, Theft; got "Fir"' }]
+ * //    message: '"Cause of loss" (section "Incident") must be one of: Fire, Escape of water, Storm, Theft, Accidental damage, Subsidence; got "Fir"' }]
  */
 export function checkExtendedFields(
   descriptors: readonly IncidentFieldDescriptor[],
@@ -176,7 +183,8 @@ function valueProblems(descriptor: IncidentFieldDescriptor, value: string): Exte
 }
 
 function notInListMessage(label: string, list: readonly string[], value: string): string {
-  if (list.length === 0) return `${label} has no allowed values (its listSource is empty); got "${value}"`;
+  if (list.length === 0)
+    return `${label} has no allowed values (its listSource is empty); got ${quote(value)}`;
   const shown = list.slice(0, MAX_LISTED_VALUES).join(', ');
   const rest = list.length > MAX_LISTED_VALUES ? ` … and ${list.length - MAX_LISTED_VALUES} more` : '';
   const near = list.find((entry) => entry.trim().toLowerCase() === value.trim().toLowerCase());
@@ -186,7 +194,7 @@ function notInListMessage(label: string, list: readonly string[], value: string)
       : isBlank(value)
         ? '; leave the field out of extendedFields when it has no value'
         : '';
-  return `${label} must be one of: ${shown}${rest}; got "${value}"${hint}`;
+  return `${label} must be one of: ${shown}${rest}; got ${quote(value)}${hint}`;
 }
 
 function absentProblem(descriptor: IncidentFieldDescriptor): ExtendedFieldProblem {
@@ -202,7 +210,7 @@ function duplicateProblem(
   descriptor: IncidentFieldDescriptor | undefined,
   firstIndex: number,
 ): ExtendedFieldProblem {
-  const label = descriptor ? fieldLabel(descriptor) : `"${identifier}"`;
+  const label = descriptor ? fieldLabel(descriptor) : quote(identifier);
   return {
     identifier,
     code: Codes.DuplicateIdentifier,
@@ -220,7 +228,11 @@ function unknownProblem(
     : nearest
       ? `; this form has no such field (the nearest is ${suggestionLabel(nearest)})`
       : '; this form has no fields';
-  return { identifier, code: Codes.UnknownIdentifier, message: `unknown identifier "${identifier}"${hint}` };
+  return {
+    identifier,
+    code: Codes.UnknownIdentifier,
+    message: `unknown identifier ${quote(identifier)}${hint}`,
+  };
 }
 
 /** How a person finds the field on screen: `"Cause of loss" (section "Incident details")`. */
@@ -288,8 +300,9 @@ function fieldPart(identifier: string): string {
 /**
  * How many edits still count as "close": a third of the length, at least one. Short names
  * thus need a near-exact match ("Date" is not a typo of "Name"), long ones forgive more.
+ * Also the tolerance of the near-typo check on request body keys (`isActve` → `isActive`).
  */
-function threshold(target: string): number {
+export function threshold(target: string): number {
   return Math.max(1, Math.floor(target.length / 3));
 }
 

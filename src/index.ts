@@ -4,7 +4,9 @@ export {
   type EventCategory,
   type EventType,
   EventTypes,
+  type FilterField,
   FilterFields,
+  type FilterOperator,
   FilterOperators,
   type OpenString,
   type WebhookEvent,
@@ -42,10 +44,11 @@ export {
 } from './extended-fields.js';
 export type { Logger, LogLevel } from './logger.js';
 export { type Outcome, outcomeOf } from './outcome.js';
+export type { BodyCallOptions } from './resources/extra-body.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';
 export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
 export type { NumericId } from './schemas/common.js';
-export type { EventCreate } from './schemas/events.js';
+export type { EventCreate, EventCreated } from './schemas/events.js';
 export type { ExtendedFieldValue, IncidentCreate, IncidentCreated } from './schemas/incidents.js';
 export type { IncidentFieldDescriptor, IncidentFieldsQuery } from './schemas/metadata.js';
 export type {

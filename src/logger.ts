@@ -7,6 +7,11 @@
  * when logging is off a request pays for one property read per log point and nothing else.
  */
 
+import { REDACTED, redactorFor } from './internal/redact.js';
+
+/** What replaces a secret in a log line. */
+export { REDACTED };
+
 /**
  * Where log lines go: any object with console-style methods (`console`, pino, winston...).
  * Each method is called with one message string and, at most, one object of details.
@@ -30,9 +35,6 @@ export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'
 
 /** Environment variable read once, when a client is constructed. */
 export const LOG_ENV = 'CLAIMS_SDK_LOG';
-
-/** What replaces a secret in a log line. */
-export const REDACTED = '[REDACTED]';
 
 /** Headers whose values are secrets, by lower-case name. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
@@ -74,19 +76,37 @@ export class RequestLog {
   /** A log that is never on: what a client gets when nobody asked for logs. */
   static readonly off = new RequestLog(console, 'off');
 
-  debug(message: string, details?: Record<string, unknown>): void {
-    if (details) this.#logger.debug(message, details);
-    else this.#logger.debug(message);
+  /**
+   * The line goes out with every spelling of `token` redacted from the message and from every
+   * string in the details, wherever a caller's header, id or a server's words put it.
+   */
+  debug(message: string, details?: Record<string, unknown>, token?: string): void {
+    this.#emit('debug', message, details, token);
   }
 
-  info(message: string, details?: Record<string, unknown>): void {
-    if (details) this.#logger.info(message, details);
-    else this.#logger.info(message);
+  info(message: string, details?: Record<string, unknown>, token?: string): void {
+    this.#emit('info', message, details, token);
   }
 
-  warn(message: string, details?: Record<string, unknown>): void {
-    if (details) this.#logger.warn(message, details);
-    else this.#logger.warn(message);
+  warn(message: string, details?: Record<string, unknown>, token?: string): void {
+    this.#emit('warn', message, details, token);
+  }
+
+  #emit(
+    level: 'debug' | 'info' | 'warn',
+    message: string,
+    details: Record<string, unknown> | undefined,
+    token: string | undefined,
+  ): void {
+    let line = message;
+    let facts = details;
+    if (token) {
+      const redactor = redactorFor(token);
+      line = redactor.text(message);
+      if (facts) facts = redactor.value(facts) as Record<string, unknown>;
+    }
+    if (facts) this.#logger[level](line, facts);
+    else this.#logger[level](line);
   }
 }
 
@@ -107,11 +127,16 @@ export function resolveLog(
   return new RequestLog(options.logger ?? console, level);
 }
 
-/** A copy of request headers fit for a log line: secret values replaced by `[REDACTED]`. */
-export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+/**
+ * A copy of request headers fit for a log line: the values of secret headers replaced by
+ * `[REDACTED]`, and the token redacted from every other header, whatever its name.
+ */
+export function redactHeaders(headers: Record<string, string>, token?: string): Record<string, string> {
   const out: Record<string, string> = {};
+  const redactor = token ? redactorFor(token) : undefined;
   for (const name in headers) {
-    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : (headers[name] as string);
+    const value = headers[name] as string;
+    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : redactor ? redactor.text(value) : value;
   }
   return out;
 }
@@ -122,7 +147,7 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
  */
 export function redactBody(body: string, token: string): string {
   let safe = body.replace(SECRET_BODY_FIELDS, `"$1":"${REDACTED}"`);
-  if (token) safe = safe.split(token).join(REDACTED);
+  if (token) safe = redactorFor(token).text(safe);
   return safe.length > MAX_LOGGED_BODY ? `${safe.slice(0, MAX_LOGGED_BODY)}… (${safe.length} chars)` : safe;
 }
 
@@ -138,16 +163,28 @@ export function logAttemptStart(
   body: unknown,
   token: string,
 ): void {
-  log.debug(`claims-sdk: ${request.method} ${request.url} (attempt ${request.attempt})`, {
-    headers: redactHeaders(request.headers),
-    body: typeof body === 'string' ? redactBody(body, token) : body === undefined ? undefined : '[stream]',
-  });
+  log.debug(
+    `claims-sdk: ${request.method} ${request.url} (attempt ${request.attempt})`,
+    {
+      headers: redactHeaders(request.headers, token),
+      body: typeof body === 'string' ? redactBody(body, token) : body === undefined ? undefined : '[stream]',
+    },
+    token,
+  );
+}
+
+/** Where a log line is about: one attempt of one call, and the token to keep out of it. */
+export interface AttemptRef {
+  method: string;
+  url: string;
+  attempt: number;
+  token: string;
 }
 
 /** The debug line written as an attempt ends, with its status or failure and its duration. */
 export function logAttemptEnd(
   log: RequestLog,
-  request: { method: string; url: string; attempt: number },
+  request: AttemptRef,
   outcome: number | Error,
   started: number,
 ): void {
@@ -156,19 +193,16 @@ export function logAttemptEnd(
   log.debug(
     `claims-sdk: ${request.method} ${request.url} -> ${result} in ${ms} ms (attempt ${request.attempt})`,
     { status: typeof outcome === 'number' ? outcome : undefined, attempt: request.attempt, ms },
+    request.token,
   );
 }
 
 /** The info line written before waiting to repeat an attempt. */
-export function logRetry(
-  log: RequestLog,
-  request: { method: string; url: string; attempt: number },
-  delayMs: number,
-  reason: string,
-): void {
+export function logRetry(log: RequestLog, request: AttemptRef, delayMs: number, reason: string): void {
   const delay = Math.round(delayMs);
   log.info(
     `claims-sdk: retrying ${request.method} ${request.url} in ${delay} ms (attempt ${request.attempt + 1}) after ${reason}`,
     { attempt: request.attempt + 1, delayMs: delay, reason },
+    request.token,
   );
 }

@@ -1,19 +1,14 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZodType } from 'zod';
-import {
-  type ClaimsApiError,
-  ClaimsConnectionError,
-  ClaimsError,
-  ClaimsResponseValidationError,
-  ClaimsValidationError,
-  errorFromResponse,
-} from './errors.js';
+import { ClaimsConnectionError, ClaimsError, ClaimsValidationError } from './errors.js';
+import { readApiError, readSuccess } from './internal/answer.js';
 import { errorMessage } from './internal/error-message.js';
 import { mergeHeaders } from './internal/headers.js';
 import { callOptionIssues, isSendableToken } from './internal/options.js';
+import { redactorFor } from './internal/redact.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
-import { logAttemptEnd, logAttemptStart, logRetry, REDACTED, RequestLog } from './logger.js';
+import { logAttemptEnd, logAttemptStart, logRetry, RequestLog } from './logger.js';
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
 import { type CallSpan, traceCall } from './telemetry/call-span.js';
@@ -71,9 +66,9 @@ export interface RequestSpec<T> {
   body?: unknown;
   bodySchema?: ZodType;
   stream?: StreamBody;
-  /** Validates (and types) the answer. Without it the parsed JSON, text or `undefined` is returned. */
+  /** Validates (and types) the answer. Without it the parsed JSON or `undefined` is returned. */
   responseSchema?: ZodType<T>;
-  /** `'none'`: the answer's body is dropped and the call resolves to `undefined`. */
+  /** `'none'`: the call resolves to `undefined` (the body must still be empty or JSON). */
   responseBody?: 'none';
 }
 
@@ -84,13 +79,12 @@ export interface TransportConfig {
   maxRetries: number;
   headers: Record<string, string>;
   userAgent: string;
+  /** Largest 2xx body read, in bytes; a longer one is a `ClaimsResponseValidationError`. */
+  maxResponseBytes: number;
   wire: Wire;
   /** Where attempts and retries are logged; off when absent. */
   log?: RequestLog;
 }
-
-const MAX_ERROR_BODY_BYTES = 1024 * 1024;
-const BLANK = /^\s*$/;
 
 /**
  * The one path every request takes: URL, headers and bearer token, validation, the retry
@@ -215,14 +209,21 @@ export class Transport {
           // one would send a claim again), so it is an error like any other answer.
           if (response.status >= 200 && response.status < 300) {
             current = 'processed';
-            const value = await parseSuccess(spec, response, method, url);
-            if (log.debugOn) logAttemptEnd(log, { method, url, attempt }, response.status, started);
+            const value = await readSuccess(spec, response, {
+              method,
+              url,
+              token,
+              maxResponseBytes: config.maxResponseBytes,
+            });
+            if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, response.status, started);
             return value;
           }
         } catch (error) {
+          // A wire's or a user fetch's error may quote the request; the token must not reach the caller.
+          if (error instanceof ClaimsError) redactorFor(token).error(error);
           if (typeof wireBody === 'object') wireBody.destroy();
           if (log.debugOn && error instanceof Error)
-            logAttemptEnd(log, { method, url, attempt }, error, started);
+            logAttemptEnd(log, { method, url, attempt, token }, error, started);
           if (!(error instanceof ClaimsConnectionError)) throw error;
           current = error.outcome;
           const failure = { kind: 'network', notConnected: isNotConnected(error.cause) } as const;
@@ -230,7 +231,7 @@ export class Transport {
             earlier ||= current === 'unknown';
             current = 'not_sent';
             const delay = backoffDelay(retry);
-            if (log.infoOn) logRetry(log, { method, url, attempt }, delay, error.name);
+            if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, error.name);
             span?.retry(delay, error.name);
             await wait(delay, signal);
             continue;
@@ -243,8 +244,13 @@ export class Transport {
         // An error answer may come before the upload was all read (an early 429): stop sending it,
         // before reading the answer, which a caller's abort may cut short.
         if (typeof wireBody === 'object') wireBody.destroy();
-        const apiError = await readApiError(response, { method, url, token });
-        if (log.debugOn) logAttemptEnd(log, { method, url, attempt }, status, started);
+        const apiError = await readApiError(response, {
+          method,
+          url,
+          token,
+          maxResponseBytes: config.maxResponseBytes,
+        });
+        if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, status, started);
         // A one-shot stream body (spec.stream not replayable) cannot be sent a second time.
         const canResend = spec.stream?.replayable !== false;
         if (status === 401 && !refreshedToken && canResend && typeof config.accessToken === 'function') {
@@ -252,7 +258,8 @@ export class Transport {
           refreshedToken = true;
           retry--;
           current = 'not_sent';
-          if (log.infoOn) logRetry(log, { method, url, attempt }, 0, '401 (token provider asked again)');
+          if (log.infoOn)
+            logRetry(log, { method, url, attempt, token }, 0, '401 (token provider asked again)');
           span?.retry(0, '401');
           continue;
         }
@@ -262,6 +269,8 @@ export class Transport {
             if (log.warnOn) {
               log.warn(
                 `claims-sdk: not retrying ${method} ${url} after ${status}: the server asked to wait ${Math.round(asked)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
+                undefined,
+                token,
               );
             }
             throw apiError;
@@ -269,7 +278,7 @@ export class Transport {
           const delay = asked ?? backoffDelay(retry);
           earlier ||= current === 'unknown';
           current = 'not_sent';
-          if (log.infoOn) logRetry(log, { method, url, attempt }, delay, String(status));
+          if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, String(status));
           span?.retry(delay, String(status));
           await wait(delay, signal);
           continue;
@@ -361,74 +370,4 @@ function validateSpec(spec: RequestSpec<unknown>): string | undefined {
   throwIfInvalid(issues);
   if (spec.body === undefined) return undefined;
   return toJson(spec.bodySchema ? values[values.length - 1] : spec.body);
-}
-
-async function parseSuccess<T>(
-  spec: RequestSpec<T>,
-  response: WireResponse,
-  method: string,
-  url: string,
-): Promise<T> {
-  if (spec.responseBody === 'none') {
-    await response.discard();
-    return undefined as T;
-  }
-  const text = await response.text();
-  let value: unknown;
-  // A test, not `text.trim()`: no copy of the body just to see that it is not blank.
-  if (!BLANK.test(text)) {
-    try {
-      value = JSON.parse(text);
-    } catch {
-      if (spec.responseSchema) {
-        throw new ClaimsResponseValidationError(
-          text,
-          [{ path: '', message: 'the body is not valid JSON' }],
-          `${method} ${url}`,
-        );
-      }
-      value = text;
-    }
-  }
-  if (!spec.responseSchema) return value as T;
-  const result = spec.responseSchema.safeParse(value);
-  if (result.success) return result.data;
-  const { issues } = collectIssues([['', spec.responseSchema, value]]);
-  throw new ClaimsResponseValidationError(value, issues, `${method} ${url}`);
-}
-
-async function readApiError(
-  response: WireResponse,
-  request: { method: string; url: string; token: string },
-): Promise<ClaimsApiError> {
-  // A server or proxy may echo the token back, in the body ("invalid token …") or a header:
-  // it must not reach the error.
-  const redact = (text: string): string => text.split(request.token).join(REDACTED);
-  const headers = response.headers();
-  for (const name in headers) headers[name] = redact(headers[name] as string);
-  let body: unknown;
-  try {
-    const { text, truncated } = await response.textUpTo(MAX_ERROR_BODY_BYTES);
-    const safe = redact(text);
-    body = safe;
-    if (!truncated && safe.trim() !== '') {
-      try {
-        body = JSON.parse(safe);
-      } catch {
-        // Not JSON: the text is the body.
-      }
-    }
-  } catch (error) {
-    // A caller's abort wins over the answer being read: it must reject with AbortError.
-    if (!(error instanceof ClaimsConnectionError)) throw error;
-    // The body could not be read; the status alone still says what happened.
-    body = undefined;
-  }
-  return errorFromResponse({
-    status: response.status,
-    body,
-    headers,
-    method: request.method,
-    url: request.url,
-  });
 }

@@ -30,6 +30,8 @@ describe('ClaimsClient options', () => {
       'metadataCacheTtlMs',
     ],
     [{ baseUrl: 'https://claims.example.com', accessToken: 'tok\nen' }, 'accessToken'],
+    [{ baseUrl: 'https://claims.example.com', accessToken: 't', maxResponseBytes: 0 }, 'maxResponseBytes'],
+    [{ baseUrl: 'https://claims.example.com', accessToken: 't', maxResponseBytes: 1.5 }, 'maxResponseBytes'],
     [{ baseUrl: 'https://claims.example.com', accessToken: 't', headers: { 'x-a': 'b\nc' } }, 'headers.x-a'],
     [{ baseUrl: 'https://claims.example.com', accessToken: 't', userAgent: 'a\nb' }, 'userAgent'],
   ])('rejects %j naming %s', (options, path) => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { errorFromResponse } from '../src/errors.js';
 import {
   ClaimsApiError,
@@ -68,5 +68,54 @@ describe('errors', () => {
     );
     expect(response.message).toBe('Unexpected response from POST /x: incidentId: missing');
     expect(response.name).toBe('ClaimsResponseValidationError');
+  });
+});
+
+describe('errors across builds and in JSON', () => {
+  it('isClaimsError recognises a ClaimsError of another copy of the SDK (the other build)', async () => {
+    vi.resetModules();
+    // A query makes a second, separate module instance: its own ClaimsError class.
+    const otherCopy = '../src/errors.js?other-build';
+    const other = (await import(otherCopy)) as typeof import('../src/errors.js');
+    const foreign = new other.ClaimsValidationError([{ path: 'x', message: 'bad' }]);
+    expect(foreign).not.toBeInstanceOf(ClaimsError); // two classes, as with the ESM and CJS builds
+    expect(isClaimsError(foreign)).toBe(true);
+    expect(other.isClaimsError(new ClaimsConnectionError('down'))).toBe(true);
+    expect(isClaimsError(new Error('plain'))).toBe(false);
+    expect(isClaimsError({ name: 'ClaimsError', message: 'lookalike' })).toBe(false);
+    expect(isClaimsError(null)).toBe(false);
+  });
+
+  it('JSON.stringify gives name, message and the documented fields of an API error', () => {
+    const error = errorFromResponse({ ...init, status: 422, headers: { 'x-request-id': 'req-1' } });
+    const json = JSON.parse(JSON.stringify(error)) as Record<string, unknown>;
+    expect(json).toMatchObject({
+      name: 'UnprocessableEntityError',
+      message: '422 GET https://x/api: slow down',
+      outcome: 'rejected',
+      status: 422,
+      requestId: 'req-1',
+      method: 'GET',
+      url: 'https://x/api',
+      body: { error: 'slow down' },
+    });
+    expect(json).not.toHaveProperty('stack');
+  });
+
+  it('JSON.stringify of a validation error keeps its issues, and never a cause', () => {
+    const error = new ClaimsValidationError([{ path: 'isActve', message: 'did you mean isActive?' }]);
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({
+      name: 'ClaimsValidationError',
+      message: 'Invalid request: isActve: did you mean isActive?',
+      outcome: 'not_sent',
+      issues: [{ path: 'isActve', message: 'did you mean isActive?' }],
+    });
+    const withCause = new ClaimsConnectionError('no answer', { cause: new Error('Bearer secret-token') });
+    expect(JSON.stringify(withCause)).not.toContain('secret-token');
+    expect(JSON.parse(JSON.stringify(withCause))).toMatchObject({
+      name: 'ClaimsConnectionError',
+      message: 'no answer (the request may have been processed)',
+      outcome: 'unknown',
+    });
   });
 });

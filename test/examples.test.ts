@@ -52,7 +52,9 @@ describe('examples', () => {
     }
     expect(output).toContain('Caught before sending (ClaimsValidationError)');
     expect(output).toContain('Refused by the server (422');
-    expect(output).toMatch(/1 webhook deliveries/);
+    expect(output).toMatch(/sandbox: \d+ incidents, \d+ events, 1 webhook delivery\n/);
+    expect(output).toMatch(/claim_form:Notes: free text\n/);
+    expect(output).not.toContain('∞');
     expect(output).toContain('5 invocations, 1 token request(s)');
     expect(output).toContain('Wrong secret: Token endpoint');
     expect(code).toBe(0);

@@ -64,7 +64,13 @@ const cases: Array<[string, Call, string, RegExp]> = [
     'incidentDate that does not exist',
     (c) => c.incidents.create({ ...incident, incidentDate: '2026-02-30' }),
     'incidentDate',
-    /YYYY-MM-DD/,
+    /^is not a real date: February 2026 has 28 days, got day 30$/,
+  ],
+  [
+    'incidentDate with month 13',
+    (c) => c.incidents.create({ ...incident, incidentDate: '2026-13-01' }),
+    'incidentDate',
+    /^is not a real date: there is no month 13$/,
   ],
   [
     'description a number',
@@ -102,7 +108,7 @@ const cases: Array<[string, Call, string, RegExp]> = [
   ],
   [
     'attachment with neither',
-    (c) => c.incidents.create({ ...incident, attachments: [{ description: 'photo' }] }),
+    (c) => c.incidents.create({ ...incident, attachments: [bad({ description: 'photo' })] }),
     'attachments[0]',
     /needs one of attachmentId, url or file/,
   ],

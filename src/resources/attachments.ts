@@ -5,6 +5,7 @@ import type { CallOptions } from '../transport.js';
 import { prepareUpload, sourceFailureError, type UploadItem } from '../uploads/index.js';
 import { Resource } from './resource.js';
 
+/** File uploads (`client.attachments`): `upload`. */
 export class Attachments extends Resource {
   /**
    * Uploads one or more files in one multipart request (POST `/attachments`), one part per

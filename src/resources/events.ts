@@ -1,13 +1,16 @@
 import { parseInput } from '../internal/parse-input.js';
 import { path } from '../internal/path.js';
-import type { EventCreate } from '../schemas/events.js';
+import type { EventCreate, EventCreated } from '../schemas/events.js';
 import { schemas } from '../schemas/load.js';
-import type { CallOptions, Transport } from '../transport.js';
+import type { Transport } from '../transport.js';
 import { resolveAttachmentRefs } from './attachment-refs.js';
 import type { Attachments } from './attachments.js';
+import { type BodyCallOptions, withExtraBody } from './extra-body.js';
 import { Resource } from './resource.js';
 
+/** Event-log entries on an incident (`client.events`): `create`. */
 export class Events extends Resource {
+  /** @internal */
   constructor(
     transport: Transport,
     private readonly attachments: Attachments,
@@ -17,14 +20,27 @@ export class Events extends Resource {
 
   /**
    * Adds an event-log entry to an existing incident: POST `/incidents/{incidentId}/events`.
-   * `{ file }` attachment references are uploaded first, in one request.
-   * @returns the parsed JSON answer (its shape is not in the spec), or `undefined` when empty.
+   * `{ file }` attachment references are uploaded first, in one request. Fields the SDK does
+   * not document go in `options.extraBody`.
+   *
+   * @example
+   * const created = await client.events.create(incidentId, {
+   *   eventType: 'Event Log Entry', category: 'Other', detail: 'Assessor visit booked for Monday',
+   * });
+   * // with the sandbox: { eventId: '…', incidentId: '…' }
+   * @param incidentId the id `incidents.create` resolved to.
+   * @returns the answer's JSON object as sent (the spec does not describe it), or `undefined`
+   *   when the answer is empty; see {@link EventCreated}.
+   * @throws ClaimsValidationError listing every problem; then nothing was sent.
+   * @throws ClaimsResponseValidationError (outcome `'processed'`: the event was created) when
+   *   the 2xx answer is neither empty nor a JSON object.
    */
-  async create(incidentId: string, body: EventCreate, options?: CallOptions): Promise<unknown> {
+  async create(incidentId: string, body: EventCreate, options?: BodyCallOptions): Promise<EventCreated> {
     const s = await schemas();
     const [, parsed] = parseInput<EventCreate>([
       ['incidentId', s.IncidentId, incidentId],
       ['', s.EventCreateSchema, body],
+      ['extraBody', s.extraBodySchema(s.EVENT_CREATE_KEYS), options?.extraBody],
     ]);
     const event = parsed as EventCreate;
     const attachments = await resolveAttachmentRefs(event.attachments, this.attachments, options);
@@ -33,7 +49,8 @@ export class Events extends Resource {
         method: 'POST',
         path: path`/incidents/${incidentId}/events`,
         route: '/incidents/{incidentId}/events',
-        body: attachments ? { ...event, attachments } : event,
+        body: withExtraBody(attachments ? { ...event, attachments } : event, options?.extraBody),
+        responseSchema: s.EventCreatedSchema,
       },
       options,
     );

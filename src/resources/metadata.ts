@@ -5,12 +5,29 @@ import {
   requiredExtendedFields,
 } from '../extended-fields.js';
 import { parseInput } from '../internal/parse-input.js';
+import { quote } from '../internal/quote.js';
 import { MetadataCache } from '../metadata-cache.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/metadata.js';
 import type { CallOptions, Transport } from '../transport.js';
 import { Resource } from './resource.js';
+
+/** Checks an incident's extended fields against its form; see {@link extendedFieldsChecker}. */
+export type ExtendedFieldsChecker = (incident: IncidentCreate, options?: CallOptions) => Promise<void>;
+
+// Set by Metadata's static block, the one place that can reach its private check. A field
+// or method on the class would be in the public types and in every editor's completion.
+let checkerOf: (metadata: Metadata) => ExtendedFieldsChecker;
+
+/**
+ * The automatic check of `incidents.create`: throws `ClaimsValidationError` listing every
+ * problem when the incident's extended fields break its form, using the metadata's cache. A
+ * failed metadata look-up rejects with its own error.
+ */
+export function extendedFieldsChecker(metadata: Metadata): ExtendedFieldsChecker {
+  return checkerOf(metadata);
+}
 
 /**
  * Incident form and programme metadata, and the cache of form descriptors behind the
@@ -19,6 +36,11 @@ import { Resource } from './resource.js';
 export class Metadata extends Resource {
   readonly #cache: MetadataCache;
 
+  static {
+    checkerOf = (metadata) => (incident, options) => metadata.#assertExtendedFields(incident, options);
+  }
+
+  /** @internal */
   constructor(transport: Transport, cacheTtlMs: number) {
     super(transport);
     this.#cache = new MetadataCache(cacheTtlMs, (query, options) => this.incidentFields(query, options));
@@ -78,8 +100,10 @@ export class Metadata extends Resource {
    * cache as the automatic check of `incidents.create`.
    *
    * @example
-   * const required = await client.metadata.requiredFields({ programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', countryCode: 'GB' });
-   * // [{ identifier: 'claim_form:Cause_Of_Loss', name: 'Cause of loss', section: 'Incident details', ... }]
+   * const required = await client.metadata.requiredFields({ programmeCode: 'PRG-MOTOR', policyTypeCode: 'MOTOR-COMP', countryCode: 'GB' });
+   * // with the sandbox's demo forms:
+   * // [{ identifier: 'motor_claim:Vehicle_Registration', name: 'Vehicle registration', section: 'Vehicle', maxLength: 10, isRequired: true, ... },
+   * //  { identifier: 'motor_claim:Incident_Type', name: 'Type of incident', section: 'Incident', listSource: ['Collision', 'Theft', 'Fire', 'Windscreen', 'Vandalism'], ... }]
    * @throws ClaimsValidationError when the query is invalid; nothing was sent.
    */
   async requiredFields(
@@ -101,11 +125,7 @@ export class Metadata extends Resource {
     this.#cache.clear();
   }
 
-  /**
-   * @internal Throws `ClaimsValidationError` listing every problem when the incident's
-   * extended fields break its form. A failed metadata look-up rejects with its own error.
-   */
-  async assertExtendedFields(incident: IncidentCreate, options?: CallOptions): Promise<void> {
+  async #assertExtendedFields(incident: IncidentCreate, options?: CallOptions): Promise<void> {
     const query = {
       programmeCode: incident.programmeCode,
       policyTypeCode: incident.policyTypeCode,
@@ -115,7 +135,7 @@ export class Metadata extends Resource {
     const problems = locateExtendedFieldProblems(descriptors, incident.extendedFields ?? []);
     if (problems.length === 0) return;
     const issues = problems.map(toIssue);
-    const form = `programme "${query.programmeCode}", policy type "${query.policyTypeCode}", country "${query.countryCode}"`;
+    const form = `programme ${quote(query.programmeCode)}, policy type ${quote(query.policyTypeCode)}, country ${quote(query.countryCode)}`;
     throw new ClaimsValidationError(
       issues,
       describeIssues(`Invalid extendedFields for the form of ${form}`, issues),

@@ -2,5 +2,11 @@ import type { Transport } from '../transport.js';
 
 /** Base of the sub-clients: each holds the client's one shared transport. */
 export abstract class Resource {
-  constructor(protected readonly transport: Transport) {}
+  /** @internal The client's transport; not part of the public types. */
+  protected readonly transport: Transport;
+
+  /** @internal Sub-clients are made by `ClaimsClient`, not by users. */
+  constructor(transport: Transport) {
+    this.transport = transport;
+  }
 }

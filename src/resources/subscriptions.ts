@@ -1,3 +1,4 @@
+import { parseInput } from '../internal/parse-input.js';
 import { path } from '../internal/path.js';
 import type { NumericId } from '../schemas/common.js';
 import { schemas } from '../schemas/load.js';
@@ -8,31 +9,55 @@ import type {
   SubscriptionPatch,
 } from '../schemas/subscriptions.js';
 import type { CallOptions } from '../transport.js';
+import { type BodyCallOptions, withExtraBody } from './extra-body.js';
 import { Resource } from './resource.js';
 
+/** Webhook subscriptions (`client.subscriptions`): `create`, `list`, `update`. */
 export class Subscriptions extends Resource {
-  /** Subscribes a webhook to an event: POST `/webhooks/{webhookId}/subscriptions`. */
+  /**
+   * Subscribes a webhook to an event: POST `/webhooks/{webhookId}/subscriptions`. Fields the
+   * SDK does not document go in `options.extraBody`.
+   *
+   * @example
+   * const { subscriptionId } = await client.subscriptions.create(12, {
+   *   webhookEvent: 'New Event',
+   *   filters: { fields: [{ name: 'category', operator: 'equals', value: 'Report: Final' }] },
+   * });
+   * @param webhookId the webhook's numeric id (a string of digits is accepted too).
+   * @returns `{ subscriptionId, ...any other field the server sent }`.
+   * @throws ClaimsValidationError listing every problem; then nothing was sent.
+   */
   async create(
     webhookId: NumericId,
     body: SubscriptionCreate,
-    options?: CallOptions,
+    options?: BodyCallOptions,
   ): Promise<SubscriptionCreated> {
     const s = await schemas();
+    const [, parsed] = parseInput<SubscriptionCreate>([
+      ['webhookId', s.NumericId, webhookId],
+      ['', s.SubscriptionCreateSchema, body],
+      ['extraBody', s.extraBodySchema(s.SUBSCRIPTION_CREATE_KEYS), options?.extraBody],
+    ]);
     return this.transport.request(
       {
         method: 'POST',
         path: path`/webhooks/${webhookId}/subscriptions`,
         route: '/webhooks/{webhookId}/subscriptions',
-        params: { webhookId: [s.NumericId, webhookId] },
-        body,
-        bodySchema: s.SubscriptionCreateSchema,
+        body: withExtraBody(parsed as SubscriptionCreate, options?.extraBody),
         responseSchema: s.SubscriptionCreatedSchema,
       },
       options,
     );
   }
 
-  /** Lists a webhook's subscriptions: GET `/webhooks/{webhookId}/subscriptions`. */
+  /**
+   * Lists a webhook's subscriptions: GET `/webhooks/{webhookId}/subscriptions`.
+   *
+   * @example
+   * for (const sub of await client.subscriptions.list(12)) console.log(sub.webhookSubscriptionId, sub.isActive);
+   * @param webhookId the webhook's numeric id (a string of digits is accepted too).
+   * @returns every subscription of the webhook, each with its own `isActive`.
+   */
   async list(webhookId: NumericId, options?: CallOptions): Promise<Subscription[]> {
     const s = await schemas();
     return this.transport.request(
@@ -49,23 +74,32 @@ export class Subscriptions extends Resource {
 
   /**
    * Updates a subscription: PATCH `/webhooks/{webhookId}/subscriptions/{subscriptionId}`.
-   * Only the fields given change.
+   * Only the fields given change. Fields the SDK does not document go in `options.extraBody`.
+   *
+   * @example
+   * await client.subscriptions.update(12, 34, { isActive: false });
+   * @returns `undefined` once the server accepted the change (its answer's body is ignored).
+   * @throws ClaimsValidationError for an empty or invalid patch; then nothing was sent.
    */
   async update(
     webhookId: NumericId,
     subscriptionId: NumericId,
     patch: SubscriptionPatch,
-    options?: CallOptions,
+    options?: BodyCallOptions,
   ): Promise<void> {
     const s = await schemas();
+    const [, , parsed] = parseInput<SubscriptionPatch>([
+      ['webhookId', s.NumericId, webhookId],
+      ['subscriptionId', s.NumericId, subscriptionId],
+      ['', s.SubscriptionPatchSchema, patch],
+      ['extraBody', s.extraBodySchema(s.SUBSCRIPTION_PATCH_KEYS), options?.extraBody],
+    ]);
     return this.transport.request<void>(
       {
         method: 'PATCH',
         path: path`/webhooks/${webhookId}/subscriptions/${subscriptionId}`,
         route: '/webhooks/{webhookId}/subscriptions/{subscriptionId}',
-        params: { webhookId: [s.NumericId, webhookId], subscriptionId: [s.NumericId, subscriptionId] },
-        body: patch,
-        bodySchema: s.SubscriptionPatchSchema,
+        body: withExtraBody(parsed as SubscriptionPatch, options?.extraBody),
         responseBody: 'none',
       },
       options,

@@ -10,11 +10,50 @@ export const UploadItemSchema = z.custom<UploadItem>().superRefine((value, ctx) 
 
 const SOURCES = ['attachmentId', 'url', 'file'] as const;
 
+/** What every attachment reference may carry besides its source. */
+interface AttachmentRefCommon {
+  /** Shown with the attachment on the incident, e.g. `'Ceiling, seen from the landing'`. */
+  description?: string;
+}
+
 /**
  * An attachment reference as a caller may give it: exactly one of `attachmentId` (already
  * uploaded), `url` (downloaded by the service with a plain GET) or `file` (uploaded by the
  * SDK first), plus an optional `description`.
+ *
+ * @example
+ * const refs: AttachmentRefInput[] = [
+ *   { attachmentId: '3f2c1b0a-9d8e-4f7a-8b6c-5d4e3f2a1b0c' },
+ *   { url: 'https://files.example.com/loft.jpg', description: 'Loft' },
+ *   { file: './report.pdf', description: 'Plumber report' },
+ * ];
  */
+export type AttachmentRefInput =
+  | (AttachmentRefCommon & {
+      /** The id of a file uploaded earlier with `attachments.upload` (a UUID). */
+      attachmentId: string;
+      url?: never;
+      file?: never;
+    })
+  | (AttachmentRefCommon & {
+      /**
+       * An absolute `http:`/`https:` URL the service downloads the file from with a plain GET
+       * (no authentication, so no `user:password@`), e.g. `'https://files.example.com/a.jpg'`.
+       */
+      url: string;
+      attachmentId?: never;
+      file?: never;
+    })
+  | (AttachmentRefCommon & {
+      /**
+       * A file for the SDK to upload first (one request for all the call's files): a path,
+       * `{ path, filename?, contentType? }` or `{ data, filename, contentType? }`.
+       */
+      file: UploadItem;
+      attachmentId?: never;
+      url?: never;
+    });
+
 export const AttachmentRefInputSchema = z
   .looseObject({
     attachmentId: UuidString.optional(),
@@ -34,18 +73,21 @@ export const AttachmentRefInputSchema = z
       });
     }
   });
-export type AttachmentRefInput = z.input<typeof AttachmentRefInputSchema>;
 
 /** An attachment reference as the service receives it (spec 2.3). */
 export type AttachmentRef =
   | { attachmentId: string; url?: never; description?: string }
   | { url: string; attachmentId?: never; description?: string };
 
-/** One uploaded file (spec 2.5). */
+/** One uploaded file (spec 2.5): what `attachments.upload` resolves to, one per file. */
 export const UploadedAttachmentSchema = z.looseObject({
   filename: z.string(),
   attachmentId: z.string().min(1),
 });
+/**
+ * One uploaded file: its `filename` as sent and the `attachmentId` to reference it by, plus
+ * any other field the server sent.
+ */
 export type UploadedAttachment = z.infer<typeof UploadedAttachmentSchema>;
 
 export const UploadResponseSchema = z.array(UploadedAttachmentSchema);

@@ -20,6 +20,7 @@ export type { SandboxErrorBody, SandboxErrorDetail, SandboxRequest, SandboxRespo
 export {
   type ClaimsHandlers,
   type ClaimsHandlersOptions,
+  type ClaimsMswHandler,
   claimsHandlers,
   SANDBOX_MSW_BASE_URL,
 } from './msw.js';

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { quote } from '../internal/quote.js';
 import { contentTypeFor, isContentType } from './content-types.js';
 
 /** Bytes to upload, with the name the service should store them under. */
@@ -91,9 +92,7 @@ export function toPart(value: unknown): Part | string[] {
   }
   if (filename !== undefined) problems.push(...filenameProblems(filename));
   if (contentType !== undefined && !isContentType(contentType)) {
-    problems.push(
-      `contentType must be a media type such as "image/jpeg", got ${JSON.stringify(contentType)}`,
-    );
+    problems.push(`contentType must be a media type such as "image/jpeg", got ${quote(contentType)}`);
   }
   if (problems.length > 0 || !source) return problems;
   const name = filename as string;

@@ -117,22 +117,8 @@ class FetchResponse implements WireResponse {
     return out;
   }
 
-  async text(): Promise<string> {
-    return (await this.read(Number.POSITIVE_INFINITY)).text;
-  }
-
-  textUpTo(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
-    return this.read(maxBytes);
-  }
-
-  async discard(): Promise<void> {
-    // Read rather than cancel: some fetch implementations (msw's among them) never settle a
-    // cancel, and a drained body lets the connection be reused. The progress timer bounds it.
-    await this.read(Number.POSITIVE_INFINITY, false).catch(() => undefined);
-  }
-
-  /** Reads the body; `keep: false` drains it without holding on to the bytes. */
-  private async read(maxBytes: number, keep = true): Promise<{ text: string; truncated: boolean }> {
+  /** The one capped reader of the body, for 2xx and error answers alike. */
+  async text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
     const chunks: Uint8Array[] = [];
     let size = 0;
     const reader = this.response.body?.getReader();
@@ -141,7 +127,7 @@ class FetchResponse implements WireResponse {
         const { done, value } = await reader.read();
         if (done) break;
         this.attempt.progress();
-        if (keep) chunks.push(value);
+        chunks.push(value);
         size += value.byteLength;
         if (size > maxBytes) {
           // The attempt is over: stop its timer, which would otherwise keep the process alive

@@ -22,12 +22,12 @@ export interface WireResponse {
   status: number;
   /** Response headers, lower-case names, repeated values joined with `, `. */
   headers(): Record<string, string>;
-  /** The whole body as text. */
-  text(): Promise<string>;
-  /** Up to `maxBytes` of the body as text; the rest is discarded and the connection closed. */
-  textUpTo(maxBytes: number): Promise<{ text: string; truncated: boolean }>;
-  /** Reads and drops the body, so the connection can be reused. */
-  discard(): Promise<void>;
+  /**
+   * The body as UTF-8 text (a byte order mark kept), read up to `maxBytes`: past them the
+   * read stops, the rest is never read (the connection is closed) and `truncated` is true.
+   * Memory stays bounded by `maxBytes` whatever the server sends.
+   */
+  text(maxBytes: number): Promise<{ text: string; truncated: boolean }>;
 }
 
 /**

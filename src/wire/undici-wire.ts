@@ -70,15 +70,8 @@ class UndiciResponse implements WireResponse {
     return out;
   }
 
-  async text(): Promise<string> {
-    try {
-      return await this.body.text();
-    } catch (error) {
-      throw translate(error, this.req.signal, this.req.timeoutMs);
-    }
-  }
-
-  async textUpTo(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  /** The one capped reader of the body, for 2xx and error answers alike. */
+  async text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
     const chunks: Buffer[] = [];
     let size = 0;
     try {
@@ -95,14 +88,6 @@ class UndiciResponse implements WireResponse {
       throw translate(error, this.req.signal, this.req.timeoutMs);
     }
     return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
-  }
-
-  async discard(): Promise<void> {
-    try {
-      await this.body.dump();
-    } catch {
-      // The body is unwanted; a failure to drain it only costs the socket.
-    }
   }
 }
 

@@ -8,6 +8,7 @@ import {
   ClaimsResponseValidationError,
   ClaimsValidationError,
   InternalServerError,
+  type UploadItem,
 } from '../../src/index.js';
 import { event, incident, uuid } from '../helpers/fixtures.js';
 import { json, type Recorded, useRecordingServer } from '../helpers/recording-server.js';
@@ -129,7 +130,10 @@ describe('{ file } attachment references', () => {
         { file: path, description: 'Police report' },
         { url: 'https://files.example/photo.jpg', description: 'Photo' },
         { attachmentId: uuid },
-        { file: { data: Buffer.from('note'), filename: 'note.txt' }, description: 'Note', extra: 1 },
+        // An undocumented field of a reference (as plain JavaScript could send it) is kept.
+        { file: { data: Buffer.from('note'), filename: 'note.txt' }, description: 'Note', extra: 1 } as {
+          file: UploadItem;
+        },
       ],
     });
 

@@ -30,9 +30,17 @@ describe('incidents.create', () => {
     expect(req?.body).toEqual({ ...incident, attachments: [{ url: 'https://files.example/a.pdf' }] });
   });
 
-  it('passes unknown request fields through, since the spec does not list them all', async () => {
+  it('sends undocumented fields given in extraBody, after the documented ones', async () => {
     api.reply(() => ({ json: { incidentId: 'INC-1' } }));
-    await api.client().incidents.create({ ...incident, reporterEmail: 'a@b.example' });
+    await api.client().incidents.create(incident, { extraBody: { reporterEmail: 'a@b.example' } });
+    expect(api.seen[0]?.body).toEqual({ ...incident, reporterEmail: 'a@b.example' });
+    expect(Object.keys(api.seen[0]?.body as object).at(-1)).toBe('reporterEmail');
+  });
+
+  it('passes an undocumented key far from every documented one through (plain JavaScript)', async () => {
+    api.reply(() => ({ json: { incidentId: 'INC-1' } }));
+    const body = { ...incident, reporterEmail: 'a@b.example' };
+    await api.client().incidents.create(body);
     expect(api.seen[0]?.body).toEqual({ ...incident, reporterEmail: 'a@b.example' });
   });
 

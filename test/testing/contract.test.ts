@@ -29,12 +29,15 @@ describe('the SDK against the sandbox', () => {
 
   it('events.create resolves to { eventId, incidentId } and appends to the event log', async () => {
     const { incidentId } = await ctx.client.incidents.create(homeIncident);
-    const answer = await ctx.client.events.create(incidentId, {
-      eventType: 'Event Log Entry',
-      category: 'Other',
-      detail: 'Assessor visit booked',
-      reference: 'kept as sent',
-    });
+    const answer = await ctx.client.events.create(
+      incidentId,
+      {
+        eventType: 'Event Log Entry',
+        category: 'Other',
+        detail: 'Assessor visit booked',
+      },
+      { extraBody: { reference: 'kept as sent' } },
+    );
     expect(answer).toMatchObject({ incidentId, eventId: expect.any(String) });
     const [event] = ctx.sandbox.incident(incidentId)?.events ?? [];
     expect(event).toMatchObject({

@@ -5,12 +5,12 @@ import { claimsHandlers, SANDBOX_MSW_BASE_URL, SandboxCore } from '../../src/tes
 import { homeIncident } from './helpers.js';
 
 // The README recipe: msw sees fetch, not undici.request, so the client gets `fetch: globalThis.fetch`.
-describe('claimsHandlers() with msw', () => {
-  const handlers = claimsHandlers({ token: 'msw-token' });
+describe('claimsHandlers() with msw', async () => {
+  const handlers = await claimsHandlers({ token: 'msw-token' });
   const shared = new SandboxCore();
   const server = setupServer(
     ...handlers,
-    ...claimsHandlers({ baseUrl: 'https://claims.example.test/api/v1/', sandbox: shared }),
+    ...(await claimsHandlers({ baseUrl: 'https://claims.example.test/api/v1/', sandbox: shared })),
   );
   beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
   afterAll(() => server.close());

@@ -95,9 +95,13 @@ describe('the sandbox token endpoint (POST /oauth/token)', () => {
 });
 
 describe('the token endpoint through msw (claimsHandlers)', () => {
-  const handlers = claimsHandlers({ oauth: { clientId, clientSecret } });
-  const server = setupServer(...handlers);
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  let handlers: Awaited<ReturnType<typeof claimsHandlers>>;
+  let server: ReturnType<typeof setupServer>;
+  beforeAll(async () => {
+    handlers = await claimsHandlers({ oauth: { clientId, clientSecret } });
+    server = setupServer(...handlers);
+    server.listen({ onUnhandledRequest: 'error' });
+  });
   afterAll(() => server.close());
 
   it('a clientCredentials provider and the client both go through msw', async () => {

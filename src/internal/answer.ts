@@ -1,0 +1,155 @@
+/**
+ * Judging an answer: a 2xx into the call's value (or a `ClaimsResponseValidationError`),
+ * anything else into the `ClaimsApiError` it stands for. Both read the body through the
+ * wire's one capped reader, parse it losslessly and redact the token from what an error keeps.
+ */
+import type { ZodType } from 'zod';
+import {
+  type ClaimsApiError,
+  ClaimsConnectionError,
+  ClaimsResponseValidationError,
+  errorFromResponse,
+  type ValidationIssue,
+} from '../errors.js';
+import type { WireResponse } from '../wire/types.js';
+import { parseJsonLossless } from './json.js';
+import { redactorFor } from './redact.js';
+import { collectIssues } from './validate.js';
+
+/** Largest error body kept, in bytes: enough for any real error; the rest is dropped. */
+export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+/** Default largest 2xx body read, in bytes (10 MiB). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+/** How much of an over-long or non-JSON 2xx body its error keeps as evidence, in characters. */
+const EVIDENCE_CHARS = 1024;
+
+const BLANK = /^\s*$/;
+const BOM = 0xfeff;
+
+/** What a 2xx answer is expected to hold. */
+export interface SuccessExpectation<T> {
+  /** Validates (and types) the parsed body; without it the parsed JSON or `undefined` is returned. */
+  responseSchema?: ZodType<T> | undefined;
+  /** `'none'`: nothing is expected; an empty or JSON body resolves to `undefined`. */
+  responseBody?: 'none' | undefined;
+}
+
+/** The call being judged: for error messages, and the token to redact from them. */
+export interface AnswerContext {
+  method: string;
+  url: string;
+  token: string;
+  /** Largest 2xx body read, in bytes. */
+  maxResponseBytes: number;
+}
+
+/**
+ * The value of a 2xx answer. A body that is not JSON (a proxy's HTML login page), is larger
+ * than `maxResponseBytes`, or breaks the schema is a `ClaimsResponseValidationError`: the
+ * server acted, but the answer cannot be trusted. Nothing but JSON or an empty body counts
+ * as success, whether or not a value is expected.
+ */
+export async function readSuccess<T>(
+  expect: SuccessExpectation<T>,
+  response: WireResponse,
+  context: AnswerContext,
+): Promise<T> {
+  const { text: raw, truncated } = await response.text(context.maxResponseBytes);
+  const text = withoutBom(raw);
+  const where = `${context.method} ${context.url}`;
+  const redactor = redactorFor(context.token);
+  if (truncated) {
+    throw new ClaimsResponseValidationError(
+      redactor.text(text.slice(0, EVIDENCE_CHARS)),
+      [
+        {
+          path: '',
+          message: `the body is larger than maxResponseBytes (${context.maxResponseBytes} bytes); reading stopped there`,
+        },
+      ],
+      where,
+    );
+  }
+  // A test, not `text.trim()`: no copy of the body just to see that it is not blank.
+  if (BLANK.test(text)) {
+    return judge(expect, undefined, where, redactor);
+  }
+  let value: unknown;
+  try {
+    value = parseJsonLossless(text);
+  } catch {
+    const type = response.headers()['content-type'];
+    throw new ClaimsResponseValidationError(
+      redactor.text(text.slice(0, EVIDENCE_CHARS)),
+      [{ path: '', message: `the body is not valid JSON${type ? ` (content-type ${type})` : ''}` }],
+      where,
+    );
+  }
+  return judge(expect, value, where, redactor);
+}
+
+function judge<T>(
+  expect: SuccessExpectation<T>,
+  value: unknown,
+  where: string,
+  redactor: ReturnType<typeof redactorFor>,
+): T {
+  if (expect.responseBody === 'none' || !expect.responseSchema) {
+    return (expect.responseBody === 'none' ? undefined : value) as T;
+  }
+  const result = expect.responseSchema.safeParse(value);
+  if (result.success) return result.data;
+  const { issues } = collectIssues([['', expect.responseSchema, value]]);
+  throw new ClaimsResponseValidationError(redactor.value(value), redactIssues(issues, redactor), where);
+}
+
+/**
+ * The `ClaimsApiError` of a non-2xx answer, its body parsed when it is JSON. The token is
+ * redacted from headers (under any name), the body (raw text and every parsed string) and so
+ * from the message built from them.
+ */
+export async function readApiError(response: WireResponse, context: AnswerContext): Promise<ClaimsApiError> {
+  const redactor = redactorFor(context.token);
+  const headers = redactor.headers(response.headers());
+  let body: unknown;
+  try {
+    const { text: raw, truncated } = await response.text(MAX_ERROR_BODY_BYTES);
+    const text = withoutBom(raw);
+    body = redactor.text(text);
+    if (!truncated && !BLANK.test(text)) {
+      try {
+        body = redactor.value(parseJsonLossless(text));
+      } catch {
+        // Not JSON: the (redacted) text is the body.
+      }
+    }
+  } catch (error) {
+    // A caller's abort wins over the answer being read: it must reject with AbortError.
+    if (!(error instanceof ClaimsConnectionError)) throw error;
+    // The body could not be read; the status alone still says what happened.
+    body = undefined;
+  }
+  return errorFromResponse({
+    status: response.status,
+    body,
+    headers,
+    method: context.method,
+    url: context.url,
+  });
+}
+
+/** A UTF-8 byte order mark is not part of the JSON; every wire drops it alike. */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === BOM ? text.slice(1) : text;
+}
+
+function redactIssues(
+  issues: ValidationIssue[],
+  redactor: ReturnType<typeof redactorFor>,
+): ValidationIssue[] {
+  return issues.map((issue) => ({
+    ...issue,
+    path: redactor.text(issue.path),
+    message: redactor.text(issue.message),
+  }));
+}

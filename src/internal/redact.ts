@@ -1,0 +1,153 @@
+/**
+ * The one redaction of the bearer token, used by errors and log lines alike.
+ *
+ * A server or proxy may echo the token in any spelling: raw, URL-encoded (`%2B`, `%2b`, form
+ * encoding), or JSON-escaped the way .NET and PHP do it (`\u002B` for `+`, `\/` for `/`). So
+ * the token is matched by a pattern where every character may also appear as `%XX` or
+ * `\uXXXX` (hex in either case) and `/`, `"`, `\` as their JSON escapes, in any mix.
+ */
+
+/** What replaces the token (and other secrets) in errors and log lines. */
+export const REDACTED = '[REDACTED]';
+
+/** A deep value is walked this far; below, a whole branch is replaced rather than leak. */
+const MAX_DEPTH = 32;
+/** A cause chain is followed this far (it may be a cycle). */
+const MAX_CAUSES = 8;
+
+/** Redacts one token from text, parsed values, headers and errors. */
+export class Redactor {
+  readonly #pattern: RegExp;
+
+  constructor(token: string) {
+    // An empty token is no secret: a pattern that never matches.
+    this.#pattern = token ? new RegExp(Array.from(token, spellings).join(''), 'g') : /(?!)/g;
+  }
+
+  /** The text with every spelling of the token replaced by `[REDACTED]`. */
+  text(text: string): string {
+    this.#pattern.lastIndex = 0;
+    return text.replace(this.#pattern, REDACTED);
+  }
+
+  /** True when the text holds the token in some spelling. */
+  finds(text: string): boolean {
+    this.#pattern.lastIndex = 0;
+    return this.#pattern.test(text);
+  }
+
+  /**
+   * A copy of a parsed JSON value with the token redacted in every string, key and number
+   * (a numeric token echoed as a number is still the token).
+   */
+  value(value: unknown, depth = 0): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (typeof value === 'number' || typeof value === 'bigint') {
+      const text = String(value);
+      return this.finds(text) ? this.text(text) : value;
+    }
+    if (value === null || typeof value !== 'object') return value;
+    if (depth >= MAX_DEPTH) return REDACTED;
+    if (Array.isArray(value)) return value.map((item) => this.value(item, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[this.text(key)] = this.value(item, depth + 1);
+    return out;
+  }
+
+  /** A copy of a header set, redacted in names and values (any header may carry the token). */
+  headers(headers: Record<string, string>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name in headers) out[this.text(name)] = this.text(headers[name] as string);
+    return out;
+  }
+
+  /**
+   * Redacts an error and its cause chain where they hold the token: `message`, `stack` and,
+   * for an API error, `body`, `headers` and `url`. Only properties that hold the token are
+   * rewritten (the error stays the same object, of the same class), so an error that holds
+   * no secret is left as it was.
+   */
+  error<E>(error: E): E {
+    let current: unknown = error;
+    const seen = new Set<unknown>();
+    for (let i = 0; i < MAX_CAUSES && current instanceof Error && !seen.has(current); i++) {
+      seen.add(current);
+      const fields = current as unknown as Record<string, unknown>;
+      // Read before rewriting: the stack may be formatted from the message on first read.
+      const texts = (['stack', 'message', 'url'] as const).map((key) => [key, fields[key]] as const);
+      for (const [key, text] of texts) {
+        if (typeof text === 'string' && this.finds(text)) this.#rewrite(current, key, this.text(text));
+      }
+      for (const key of ['body', 'headers'] as const) {
+        if (Object.hasOwn(current, key) && this.finds(JSON.stringify(fields[key]) ?? '')) {
+          this.#rewrite(current, key, this.value(fields[key]));
+        }
+      }
+      current = current.cause;
+    }
+    return error;
+  }
+
+  #rewrite(target: object, key: string, value: unknown): void {
+    const descriptor = Object.getOwnPropertyDescriptor(target, key);
+    try {
+      Object.defineProperty(target, key, {
+        value,
+        writable: descriptor?.writable ?? true,
+        enumerable: descriptor?.enumerable ?? false,
+        configurable: true,
+      });
+    } catch {
+      // A frozen error of someone else's: nothing we can do to it.
+    }
+  }
+}
+
+/**
+ * A redactor per token, kept for the last few tokens: a static token builds its pattern once,
+ * a provider's tokens once per token.
+ */
+const recent = new Map<string, Redactor>();
+const MAX_RECENT = 8;
+
+export function redactorFor(token: string): Redactor {
+  let redactor = recent.get(token);
+  if (!redactor) {
+    redactor = new Redactor(token);
+    if (recent.size >= MAX_RECENT) recent.delete(recent.keys().next().value as string);
+    recent.set(token, redactor);
+  }
+  return redactor;
+}
+
+/** Redacts `text` for `token`; an empty or absent token redacts nothing. */
+export function redactText(text: string, token: string | undefined): string {
+  return token ? redactorFor(token).text(text) : text;
+}
+
+/** Every way one character of the token may be spelled in an echo, as a regex group. */
+function spellings(char: string): string {
+  const code = char.codePointAt(0) as number;
+  const options = [escapeRegex(char), `\\\\u${hexPattern(code, 4)}`];
+  if (code < 0x80) options.push(`%${hexPattern(code, 2)}`);
+  else {
+    // URL-encoding of a non-ASCII character: its UTF-8 bytes, each as %XX.
+    options.push(Array.from(Buffer.from(char, 'utf8'), (byte) => `%${hexPattern(byte, 2)}`).join(''));
+  }
+  if (char === '/') options.push('\\\\/');
+  if (char === '"') options.push('\\\\"');
+  if (char === '\\') options.push('\\\\\\\\');
+  return `(?:${options.join('|')})`;
+}
+
+/** `code` as `width` hex digits, each letter matching in either case: 0x2b → `2[bB]`. */
+function hexPattern(code: number, width: number): string {
+  const hex = code.toString(16).padStart(width, '0');
+  return Array.from(hex, (digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit)).join(
+    '',
+  );
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}

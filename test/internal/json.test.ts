@@ -1,0 +1,116 @@
+/**
+ * Ids past 2^53 stay exact: in answers (parsed losslessly, on both wires) and as path
+ * parameters (digit strings sent as given, rounded numbers refused before anything is sent).
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaimsClient, ClaimsValidationError } from '../../src/index.js';
+import { parseJsonLossless, quoteUnsafeIntegers } from '../../src/internal/json.js';
+import { type FaultServer, httpFaultServer, TOKEN, WIRES } from '../faults/fault-server.js';
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Integers around and far past 2^53, either sign. */
+const bigIntegerArb = fc.oneof(
+  fc.bigInt({ min: -(MAX_SAFE + 1000n), max: MAX_SAFE + 1000n }),
+  fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }),
+);
+
+describe('parseJsonLossless', () => {
+  it('keeps every integer exact: a safe one as a number, any other as the string of its digits', () => {
+    fc.assert(
+      fc.property(fc.array(bigIntegerArb, { maxLength: 6 }), fc.string(), (ids, text) => {
+        const json = `{"ids":[${ids.join(',')}],"text":${JSON.stringify(text)},"n":${ids[0] ?? 0}}`;
+        const parsed = parseJsonLossless(json) as { ids: unknown[]; text: string };
+        expect(parsed.ids).toEqual(
+          ids.map((id) => (id >= -MAX_SAFE && id <= MAX_SAFE ? Number(id) : String(id))),
+        );
+        expect(parsed.text).toBe(text);
+      }),
+    );
+  });
+
+  it('parses exactly as JSON.parse when no integer is unsafe (strings of digits and floats included)', () => {
+    fc.assert(
+      fc.property(fc.json(), (json) => {
+        const hasUnsafe = /(?<![\d.eE"])-?\d{16,}(?![\d.eE])/.test(json);
+        fc.pre(!hasUnsafe);
+        expect(parseJsonLossless(json)).toEqual(JSON.parse(json));
+      }),
+    );
+    const digits = '{"s":"12345678901234567890","f":1.2345678901234567e+25,"g":12345678901234567890.5}';
+    expect(parseJsonLossless(digits)).toEqual(JSON.parse(digits));
+  });
+
+  it('leaves text that is not JSON not JSON', () => {
+    for (const text of ['{"a":0012345678901234567}', '{"a":1234567890123456789', 'x12345678901234567890']) {
+      expect(() => parseJsonLossless(text)).toThrow(SyntaxError);
+    }
+    expect(quoteUnsafeIntegers('{"a":"\\"9007199254740993"}')).toBe('{"a":"\\"9007199254740993"}');
+  });
+});
+
+describe.each(WIRES)('$name: ids past 2^53', (wire) => {
+  let server: FaultServer;
+  let answer = '';
+
+  beforeAll(async () => {
+    server = await httpFaultServer((_hit, _req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(answer);
+    });
+  });
+  afterAll(() => server.close());
+
+  const client = (): ClaimsClient =>
+    new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 0, ...wire.options });
+
+  it('resolve exactly in subscriptions.create, subscriptions.list and incidents.create', async () => {
+    answer = '{"subscriptionId": 9007199254740993}';
+    await expect(client().subscriptions.create(1, { webhookEvent: 'New Event' })).resolves.toEqual({
+      subscriptionId: '9007199254740993',
+    });
+    answer =
+      '[{"webhookSubscriptionId":18446744073709551617,"webhookId":9007199254740995,"webhookEvent":"New Event","isActive":true},' +
+      '{"webhookSubscriptionId":7,"webhookId":9007199254740991,"webhookEvent":"New Event","isActive":false}]';
+    const list = await client().subscriptions.list('9007199254740995');
+    expect(list.map((s) => [s.webhookSubscriptionId, s.webhookId])).toEqual([
+      ['18446744073709551617', '9007199254740995'],
+      [7, 9007199254740991],
+    ]);
+    answer = '{"incidentId": 12345678901234567891}';
+    const { incidentId } = await client().incidents.create({
+      programmeCode: 'P',
+      policyCountry: 'GB',
+      policyTypeCode: 'T',
+      incidentDate: '2026-01-02',
+      description: 'd',
+    });
+    expect(incidentId).toBe('12345678901234567891');
+  });
+
+  it('as path parameters: any digit string is sent exactly, as the answer gave it', async () => {
+    answer = '';
+    await fc.assert(
+      fc.asyncProperty(fc.stringMatching(/^\d{1,40}$/), fc.stringMatching(/^\d{1,40}$/), async (w, s) => {
+        server.hits.length = 0;
+        await client().subscriptions.update(w, s, { isActive: true });
+        expect(server.hits.map((h) => h.path)).toEqual([`/webhooks/${w}/subscriptions/${s}`]);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('as path parameters: a number past 2^53 is refused and nothing is sent', async () => {
+    server.hits.length = 0;
+    // What `JSON.parse` makes of the id 9007199254740993: it was already rounded.
+    const rounded = Number(9007199254740993n);
+    const error = await client()
+      .webhooks.update(rounded, { isActive: false })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsValidationError);
+    expect((error as ClaimsValidationError).issues[0]).toMatchObject({ path: 'webhookId' });
+    expect((error as Error).message).toMatch(/beyond Number\.MAX_SAFE_INTEGER.*as a string of digits/);
+    await expect(client().subscriptions.list(2 ** 60)).rejects.toBeInstanceOf(ClaimsValidationError);
+    expect(server.hits).toHaveLength(0);
+  });
+});

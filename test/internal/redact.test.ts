@@ -1,0 +1,212 @@
+/**
+ * The token never leaves the SDK, in whatever spelling a server echoes it: raw, JSON-escaped
+ * (`\u002B`, `\/`, any mix), URL-encoded (either hex case, form encoding), in a 4xx or a 2xx
+ * body, in a header of any name; nor in any log line. Tried as a property on a real server,
+ * on both wires.
+ */
+import { inspect } from 'node:util';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaimsClient, type Logger } from '../../src/index.js';
+import { REDACTED, Redactor } from '../../src/internal/redact.js';
+import { type FaultServer, httpFaultServer, WIRES } from '../faults/fault-server.js';
+import { incident } from '../helpers/fixtures.js';
+
+/** Visible ASCII, with the characters escapers treat specially drawn more often. */
+const tokenChar = fc.oneof(
+  fc.constantFrom('+', '/', '=', '"', '\\', '%', '&', '<', "'"),
+  fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)),
+);
+/** A token as an API gives one: 12 to 48 visible ASCII characters. */
+const tokenArb = fc.string({ unit: tokenChar, minLength: 12, maxLength: 48 });
+
+const hex = (code: number, width: number, upper: boolean): string => {
+  const text = code.toString(16).padStart(width, '0');
+  return upper ? text.toUpperCase() : text;
+};
+
+/** Ways a server may spell the token inside a JSON string literal (already escaped as JSON needs). */
+type JsonSpelling = 'json' | 'json-slash' | 'json-u-random' | 'json-u-all';
+/** Ways a server may spell the token in text or a header. */
+type TextSpelling = 'raw' | 'uri' | 'uri-lower' | 'form';
+
+function spellInJson(token: string, how: JsonSpelling, coin: boolean[]): string {
+  const plain = JSON.stringify(token).slice(1, -1);
+  if (how === 'json') return plain;
+  if (how === 'json-slash') return plain.replaceAll('/', '\\/');
+  return Array.from(token, (char, i) => {
+    const asUnicode = how === 'json-u-all' || coin[i % coin.length];
+    if (asUnicode) return `\\u${hex(char.charCodeAt(0), 4, coin[(i + 1) % coin.length] ?? false)}`;
+    return JSON.stringify(char).slice(1, -1).replace('/', '\\/');
+  }).join('');
+}
+
+function spellInText(token: string, how: TextSpelling): string {
+  if (how === 'raw') return token;
+  if (how === 'uri') return encodeURIComponent(token);
+  if (how === 'uri-lower') return encodeURIComponent(token).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+  return new URLSearchParams({ t: token }).toString().slice(2);
+}
+
+const echoArb = fc.record({
+  token: tokenArb,
+  status: fc.constantFrom(201, 400, 401, 403, 404, 409, 422, 500, 503),
+  jsonHow: fc.constantFrom<JsonSpelling>('json', 'json-slash', 'json-u-random', 'json-u-all'),
+  textHow: fc.constantFrom<TextSpelling>('raw', 'uri', 'uri-lower', 'form'),
+  /** JSON body, or plain text (a proxy's page). */
+  bodyIsJson: fc.boolean(),
+  /** Where in a JSON body: a message field, a nested array, or a key. */
+  place: fc.constantFrom('message', 'nested', 'key'),
+  headerName: fc.stringMatching(/^x-[a-z]{1,12}$/),
+  coin: fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }),
+});
+type Echo = typeof echoArb extends fc.Arbitrary<infer T> ? T : never;
+
+function answerBody(echo: Echo): { body: string; type: string } {
+  if (!echo.bodyIsJson) {
+    return { body: `<html>invalid token ${spellInText(echo.token, echo.textHow)}</html>`, type: 'text/html' };
+  }
+  const spelled = spellInJson(echo.token, echo.jsonHow, echo.coin);
+  const body =
+    echo.place === 'message'
+      ? `{"message":"invalid token ${spelled}"}`
+      : echo.place === 'nested'
+        ? `{"errors":[{"detail":["bad","${spelled}"]}],"n":1}`
+        : `{"${spelled}":"was the token"}`;
+  return { body, type: 'application/json' };
+}
+
+/** A logger keeping each call's message and details as `util.inspect` shows them. */
+function captureLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const keep = (message: string, ...details: unknown[]): void => {
+    lines.push(inspect([message, ...details], { depth: 20 }));
+  };
+  return { lines, debug: keep, info: keep, warn: keep, error: keep };
+}
+
+/** Every representation of an error a user may print or store. */
+function representations(error: unknown): string[] {
+  const e = error as Error & { body?: unknown; headers?: unknown; issues?: unknown };
+  return [
+    e.message,
+    String(e),
+    e.stack ?? '',
+    JSON.stringify(e.body) ?? '',
+    JSON.stringify(e.headers) ?? '',
+    JSON.stringify(e.issues) ?? '',
+    JSON.stringify(e),
+    inspect(e, { depth: 20 }),
+    inspect(e.cause, { depth: 20 }),
+  ];
+}
+
+describe('Redactor', () => {
+  const token = 'ab+c/d=e"f\\g';
+  const redactor = new Redactor(token);
+
+  it('redacts the raw, URL-encoded and JSON-escaped spellings, mixed per character', () => {
+    const spellings = [
+      token,
+      encodeURIComponent(token),
+      encodeURIComponent(token).toLowerCase(),
+      'ab%2Bc%2fd%3De"f\\g',
+      JSON.stringify(token).slice(1, -1),
+      'ab\\u002Bc\\/d\\u003de\\"f\\\\g',
+      '\\u0061\\u0062\\u002b\\u0063\\u002F\\u0064\\u003D\\u0065\\u0022\\u0066\\u005C\\u0067',
+    ];
+    for (const spelled of spellings) {
+      expect(redactor.text(`before ${spelled} after`), spelled).toBe(`before ${REDACTED} after`);
+    }
+  });
+
+  it('redacts strings, keys and numbers of a parsed value, and leaves the rest alone', () => {
+    const numeric = new Redactor('123456789012');
+    expect(numeric.value({ a: 123456789012, b: [1, 'x123456789012'], '123456789012': true })).toEqual({
+      a: REDACTED,
+      b: [1, `x${REDACTED}`],
+      [REDACTED]: true,
+    });
+    expect(redactor.value({ a: 'fine', b: null, c: [true, 2] })).toEqual({
+      a: 'fine',
+      b: null,
+      c: [true, 2],
+    });
+  });
+
+  it('redacts an error and its cause chain in message and stack, keeping the objects', () => {
+    const cause = new Error(`socket said ${encodeURIComponent(token)}`);
+    const error = new Error(`failed: ${token}`, { cause });
+    expect(redactor.error(error)).toBe(error);
+    expect(error.message).toBe(`failed: ${REDACTED}`);
+    expect(error.stack).not.toContain(token);
+    expect(cause.message).toBe(`socket said ${REDACTED}`);
+    expect(cause.stack).not.toContain(encodeURIComponent(token));
+  });
+
+  it('leaves text without the token unchanged, and an empty token redacts nothing', () => {
+    expect(redactor.text('ab+c/d=e"f\\')).toBe('ab+c/d=e"f\\');
+    expect(new Redactor('').text('anything')).toBe('anything');
+  });
+});
+
+describe.each(WIRES)(
+  '$name: the token echoed by the server, in any spelling, never leaves the SDK',
+  (wire) => {
+    let server: FaultServer;
+    let echo: Echo;
+
+    beforeAll(async () => {
+      server = await httpFaultServer((_hit, _req, res) => {
+        const { body, type } = answerBody(echo);
+        const location = `https://idp.example/cb?access_token=${spellInText(echo.token, echo.textHow)}`;
+        res.writeHead(echo.status, {
+          'content-type': type,
+          location,
+          [echo.headerName]: spellInText(echo.token, echo.textHow),
+          'x-echo-raw': echo.token,
+        });
+        res.end(body);
+      });
+    });
+    afterAll(() => server.close());
+
+    it('in no error field, message, stack, cause, inspect output or log line', async () => {
+      await fc.assert(
+        fc.asyncProperty(echoArb, async (generated) => {
+          echo = generated;
+          const logger = captureLogger();
+          const client = new ClaimsClient({
+            baseUrl: server.url,
+            accessToken: echo.token,
+            maxRetries: 0,
+            logger,
+            logLevel: 'debug',
+            ...wire.options,
+          });
+          let error: unknown;
+          try {
+            // The token also rides in a header of the caller's naming: the debug line must not show it.
+            await client.incidents.create(incident, { headers: { [`${echo.headerName}-out`]: echo.token } });
+          } catch (caught) {
+            error = caught;
+          }
+          // A 2xx that echoes the token lacks incidentId, so every answer here is an error.
+          expect(error).toBeInstanceOf(Error);
+          // The token as it was echoed, and in every other spelling the server might have used.
+          const spellings = new Set([
+            echo.token,
+            spellInJson(echo.token, echo.jsonHow, echo.coin),
+            ...(['raw', 'uri', 'uri-lower', 'form'] as const).map((how) => spellInText(echo.token, how)),
+          ]);
+          for (const text of [...representations(error), ...logger.lines]) {
+            for (const spelled of spellings)
+              expect(text.includes(spelled), `${spelled} in ${text}`).toBe(false);
+          }
+          expect(logger.lines.length).toBeGreaterThan(0);
+        }),
+        { numRuns: 60 },
+      );
+    });
+  },
+);
