@@ -15,6 +15,7 @@ export default defineConfig([
     entry: {
       index: 'src/index.ts',
       'testing/index': 'src/testing/index.ts',
+      'batch/index': 'src/batch/index.ts',
       'auth/index': 'src/auth/index.ts',
     },
     format: ['esm', 'cjs'],
@@ -22,9 +23,25 @@ export default defineConfig([
     dts: { compilerOptions: { stripInternal: true } },
   },
   {
-    // The bin is run by node directly: one ESM file is all it needs.
+    // Runtimes without Node (workerd, Deno, Bun, browsers), picked by export conditions. Built
+    // for the neutral platform: any node: import would fail here (and test/packaging/edge.test.ts
+    // says which module brought it in). Types are the Node entry's: the API is the same.
     ...shared,
-    entry: { 'bin/claims-sandbox': 'src/bin/claims-sandbox.ts' },
+    entry: { edge: 'src/edge.ts' },
+    format: ['esm', 'cjs'],
+    platform: 'neutral',
+    target: 'es2022',
+  },
+  {
+    // The bins are run by node directly: ESM is all they need.
+    ...shared,
+    entry: { 'bin/claims-sandbox': 'src/bin/claims-sandbox.ts', 'bin/claims': 'src/cli/main.ts' },
     format: ['esm'],
+    // The CLI's libraries (commander, cli-progress, csv-parse) are devDependencies bundled into
+    // the bin: the SDK keeps its three runtime dependencies, and only the bin ever loads them.
+    // They are CommonJS: their require() of node builtins needs a real `require` in ESM.
+    banner: {
+      js: "import { createRequire as __claimsRequire } from 'node:module'; const require = __claimsRequire(import.meta.url);",
+    },
   },
 ]);

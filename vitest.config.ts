@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     alias: {
+      'claims-notification-sdk/batch': fileURLToPath(new URL('./src/batch/index.ts', import.meta.url)),
       'claims-notification-sdk/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
       'claims-notification-sdk/auth': fileURLToPath(new URL('./src/auth/index.ts', import.meta.url)),
       'claims-notification-sdk': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
@@ -18,7 +19,7 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
-      exclude: ['src/bin/**'],
+      exclude: ['src/bin/**', 'src/cli/**'],
       reporter: ['text-summary'],
       thresholds: { lines: 90 },
     },

@@ -5,7 +5,7 @@
  * a benchmark that crashes is reported as such in the summary.
  *
  * Environment knobs pass through: OVERHEAD_ROUNDS, OVERHEAD_SECONDS, COLD_START_RUNS,
- * UPLOAD_BENCH_MB, UPLOAD_BENCH_ROUNDS.
+ * UPLOAD_BENCH_MB, UPLOAD_BENCH_ROUNDS, BATCH_BENCH_CLAIMS, BATCH_BENCH_ROUNDS.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -79,6 +79,27 @@ const BENCHES: Bench[] = [
       return [
         `attachments.upload(path) of ${r.fileMiB} MiB vs raw undici.request streaming it: ${r.sdk.medianMBps} vs ${r.raw.medianMBps} MB/s, ratio ${r.ratio}`,
         `SDK peak RSS growth ${r.sdkPeakRssGrowthMiB} MiB; targets (ratio >= 0.8, RSS < 64 MiB): ${r.pass ? 'met' : 'MISSED'}`,
+      ];
+    },
+  },
+  {
+    name: 'batch',
+    script: 'bench/batch.ts',
+    json: 'batch.json',
+    summarise(result) {
+      const r = result as {
+        claims: number;
+        concurrency: number;
+        plainRps: number;
+        batchRps: number;
+        ratio: number;
+        journalUsPerClaim: { concurrency16: number; concurrency1: number };
+        target: { ratio: number; met: boolean };
+      };
+      return [
+        `${r.claims} claims at concurrency ${r.concurrency}: fileClaims with the journal ${r.batchRps} vs plain Promise.all pool ${r.plainRps} claims/s, ratio ${r.ratio}`,
+        `journal alone (two fdatasync'd records a claim): ${r.journalUsPerClaim.concurrency16} µs/claim at concurrency 16 (group commit), ${r.journalUsPerClaim.concurrency1} µs at 1`,
+        `target ratio >= ${r.target.ratio}: ${r.target.met ? 'met' : 'MISSED'}`,
       ];
     },
   },

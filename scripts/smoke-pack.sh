@@ -48,6 +48,7 @@ if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "
   done
   ln -s "$ROOT/node_modules/@types/node" "$APP/node_modules/@types/node"
   ln -s ../claims-notification-sdk/dist/bin/claims-sandbox.js "$APP/node_modules/.bin/claims-sandbox"
+  ln -s ../claims-notification-sdk/dist/bin/claims.js "$APP/node_modules/.bin/claims"
 fi
 
 INSTALLED="$APP/node_modules/claims-notification-sdk"
@@ -55,9 +56,23 @@ step "checking the installed files"
 for forbidden in src test bench scripts examples coverage .ci; do
   [ ! -e "$INSTALLED/$forbidden" ] || { echo "smoke: '$forbidden' must not be published" >&2; exit 1; }
 done
-[ -x "$INSTALLED/dist/bin/claims-sandbox.js" ] || { echo "smoke: the bin is not executable" >&2; exit 1; }
-head -n 1 "$INSTALLED/dist/bin/claims-sandbox.js" | grep -q '^#!/usr/bin/env node' ||
-  { echo "smoke: the bin has no node shebang" >&2; exit 1; }
+for bin in claims-sandbox claims; do
+  [ -x "$INSTALLED/dist/bin/$bin.js" ] || { echo "smoke: the $bin bin is not executable" >&2; exit 1; }
+  head -n 1 "$INSTALLED/dist/bin/$bin.js" | grep -q '^#!/usr/bin/env node' ||
+    { echo "smoke: the $bin bin has no node shebang" >&2; exit 1; }
+done
+
+# The claims bin runs from the install (its CLI libraries are bundled in it, not dependencies).
+step "running the claims bin"
+[ "$("$APP/node_modules/.bin/claims" --version)" = "$(node -p "require('$ROOT/package.json').version")" ] ||
+  { echo "smoke: claims --version is wrong" >&2; exit 1; }
+printf '%s\n' '{"key":"A-1","incident":{"programmeCode":"P","policyCountry":"Britain","policyTypeCode":"T","incidentDate":"2026-01-31","description":"d"}}' >"$APP/batch.jsonl"
+set +e
+(cd "$APP" && CLAIMS_BASE_URL=http://127.0.0.1:9 CLAIMS_TOKEN=t node_modules/.bin/claims import batch.jsonl --dry-run 2>"$WORK/claims.err")
+code=$?
+set -e
+[ "$code" = 2 ] && grep -q 'line 1 (key "A-1") incident.policyCountry' "$WORK/claims.err" ||
+  { echo "smoke: claims import --dry-run did not name the bad line (exit $code)" >&2; cat "$WORK/claims.err" >&2; exit 1; }
 
 # One scenario, shared by the ESM and CJS checks: a local API answering POST /incidents.
 cat >"$APP/scenario.js" <<'JS'
@@ -103,10 +118,13 @@ await require('./scenario.cjs')(sdk, 'ESM import');
 // The other entry points resolve (./testing needs the optional msw peer to run, so only resolved).
 import.meta.resolve('claims-notification-sdk/testing');
 import.meta.resolve('claims-notification-sdk/package.json');
+const batch = await import('claims-notification-sdk/batch');
+if (typeof batch.fileClaims !== 'function' || typeof batch.Journal.open !== 'function') throw new Error('ESM: no batch API');
 JS
 cat >"$APP/cjs.cjs" <<'JS'
 const sdk = require('claims-notification-sdk');
 require.resolve('claims-notification-sdk/testing');
+if (typeof require('claims-notification-sdk/batch').fileClaims !== 'function') throw new Error('CJS: no batch API');
 require('./scenario.cjs')(sdk, 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
 JS
 

@@ -8,6 +8,7 @@ import {
   timeoutIssues,
 } from './internal/options.js';
 import { isLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel, resolveLog } from './logger.js';
+import type { Platform } from './platform/types.js';
 import { Attachments } from './resources/attachments.js';
 import { Events } from './resources/events.js';
 import { Incidents } from './resources/incidents.js';
@@ -16,11 +17,10 @@ import { Subscriptions } from './resources/subscriptions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { type AccessTokenProvider, Transport } from './transport.js';
 import { VERSION } from './version.js';
-import { type OwnDispatcher, ownDispatcher, type TlsOptions } from './wire/dispatcher.js';
-import { type FetchLike, fetchWire } from './wire/fetch-wire.js';
-import { undiciWire } from './wire/undici-wire.js';
+import type { TlsOptions } from './wire/dispatcher.js';
+import type { FetchLike } from './wire/fetch-wire.js';
 
-/** Options of {@link ClaimsClient}. */
+/** Options of `ClaimsClient`. */
 export interface ClaimsClientOptions {
   /** Base address of the API, e.g. `https://claims.example.com/api`; a trailing slash is fine. */
   baseUrl: string;
@@ -38,13 +38,22 @@ export interface ClaimsClientOptions {
    */
   timeoutMs?: number;
   /**
+   * Longest time a whole call may take, in ms: every attempt, the waits between attempts,
+   * the token provider and reading the answer. Past it the call rejects with
+   * `ClaimsTimeoutError` (its `outcome` says whether the request may have been processed).
+   * Checked about every 50 ms. A call's own `deadlineMs` option overrides it.
+   * @default 600000 (10 minutes)
+   */
+  deadlineMs?: number;
+  /**
    * How many times a failed attempt may be repeated; see README "Retries" for which failures.
    * @default 2
    */
   maxRetries?: number;
   /**
    * A fetch-compatible function to send requests with (msw in tests, edge runtimes).
-   * By default requests go through `undici.request` on undici's global dispatcher.
+   * By default requests go through undici on the client's own dispatcher (see `dispatcher`);
+   * on the edge build (workerd, Deno, Bun, browsers), through the runtime's `globalThis.fetch`.
    */
   fetch?: FetchLike;
   /**
@@ -52,15 +61,20 @@ export interface ClaimsClientOptions {
    * `Agent` with settings of your own). It is yours: `client.close()` leaves it open.
    * By default the client makes its own (never undici's process-wide global one): an `Agent`,
    * or an `EnvHttpProxyAgent` when `HTTPS_PROXY`/`HTTP_PROXY` is set (honouring `NO_PROXY`),
-   * with `tls` applied. Not used with `fetch`.
+   * with `tls` applied. Not used with `fetch`. Node only: the edge build refuses it.
    */
   dispatcher?: Dispatcher;
   /**
    * Client certificate and trust for mutual TLS, applied to the client's own dispatcher.
+   * Node only: the edge build refuses it (set up mutual TLS in the runtime, give its `fetch`).
    * @example tls: { cert: readFileSync('client.crt'), key: readFileSync('client.key'), ca: readFileSync('ca.crt') }
    */
   tls?: TlsOptions;
-  /** Extra headers sent with every request. */
+  /**
+   * Extra headers sent with every request. Headers the SDK or the connection own
+   * (`authorization`, `content-type`, `content-length`, `host`, `connection`,
+   * `transfer-encoding`, `expect`, `upgrade`, `proxy-*`, …) are refused with `ClaimsValidationError`.
+   */
   headers?: Record<string, string>;
   /** Appended to the SDK's own User-Agent, e.g. `my-broker-portal/2.1`. */
   userAgent?: string;
@@ -93,18 +107,16 @@ export interface ClaimsClientOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_DEADLINE_MS = 10 * 60_000;
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_METADATA_TTL_MS = 10 * 60_000;
 
 /**
- * The Claims Notification API client. One instance shares one transport (keep-alive
- * connections, token, retries) across its sub-clients; create it once and reuse it.
- *
- * @example
- * const client = new ClaimsClient({ baseUrl: 'https://claims.example.com/api', accessToken: process.env.CLAIMS_TOKEN! });
- * const { incidentId } = await client.incidents.create({ ... });
+ * The client on every runtime: options, their checks and the wiring of the sub-clients.
+ * `ClaimsClient` (one per entry: `platform/node.ts`, `platform/web.ts`) gives it the
+ * runtime's {@link Platform}, so this file imports no wire and no Node module.
  */
-export class ClaimsClient {
+export class ClaimsClientBase {
   /** Incidents (claims): `create`. */
   readonly incidents: Incidents;
   /** Event-log entries on an incident: `create`. */
@@ -118,26 +130,31 @@ export class ClaimsClient {
   /** Webhook subscriptions: `create`, `list`, `update`. */
   readonly subscriptions: Subscriptions;
 
-  /** The dispatcher this client made for itself (none with `fetch` or a given `dispatcher`). */
-  readonly #own: OwnDispatcher | undefined;
+  /** Ends what the default wire holds open (the Node entry's own dispatcher); a no-op otherwise. */
+  readonly #closeWire: () => Promise<void>;
 
-  constructor(options: ClaimsClientOptions) {
-    const baseUrl = checkOptions(options);
-    this.#own = options.fetch || options.dispatcher ? undefined : ownDispatcher(options.tls);
+  constructor(options: ClaimsClientOptions, platform: Platform) {
+    const baseUrl = checkOptions(options, platform);
+    // A given fetch is the caller's to close; the default wire may hold connections of its own.
+    const { wire, close } = options.fetch
+      ? { wire: platform.fetchWire(options.fetch), close: async () => undefined }
+      : platform.defaultWire(options);
+    this.#closeWire = close;
     const transport = new Transport({
       baseUrl,
       accessToken: options.accessToken,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       headers: options.headers ?? {},
-      userAgent: userAgent(options.userAgent),
+      userAgent: userAgent(options.userAgent, platform.runtime),
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      wire: options.fetch
-        ? fetchWire(options.fetch)
-        : undiciWire(this.#own ?? (options.dispatcher as Dispatcher)),
+      wire,
       log: resolveLog(options),
+      trace: platform.trace,
+      watchBody: platform.watchBody,
     });
-    this.attachments = new Attachments(transport);
+    this.attachments = new Attachments(transport, platform.prepareUpload);
     this.metadata = new Metadata(transport, options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS);
     this.incidents = new Incidents(transport, extendedFieldsChecker(this.metadata), this.attachments);
     this.events = new Events(transport, this.attachments);
@@ -148,13 +165,14 @@ export class ClaimsClient {
   /**
    * Closes the client's own connections once the requests still running finish; later calls
    * reject with a `ClaimsError` (outcome `not_sent`). A `dispatcher` or `fetch` you gave is
-   * left as it is. Also runs at the end of an `await using` block.
+   * left as it is. Also runs at the end of an `await using` block. On the edge build, which
+   * holds no connections of its own (the runtime's `fetch` does), it does nothing.
    *
    * @example
    * await using client = new ClaimsClient({ baseUrl, accessToken });
    */
   async close(): Promise<void> {
-    await this.#own?.close();
+    await this.#closeWire();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -162,12 +180,12 @@ export class ClaimsClient {
   }
 }
 
-function userAgent(extra: string | undefined): string {
-  const own = `claims-notification-sdk/${VERSION} node/${process.versions.node}`;
+function userAgent(extra: string | undefined, runtime: string): string {
+  const own = `claims-notification-sdk/${VERSION} ${runtime}`;
   return extra ? `${own} ${extra}` : own;
 }
 
-function checkOptions(options: ClaimsClientOptions): string {
+function checkOptions(options: ClaimsClientOptions, platform: Platform): string {
   const issues: ValidationIssue[] = [];
   let baseUrl = '';
   try {
@@ -190,7 +208,9 @@ function checkOptions(options: ClaimsClientOptions): string {
       message: 'must be a non-empty string of visible ASCII characters, or a function returning one',
     });
   }
-  if (options?.timeoutMs !== undefined) issues.push(...timeoutIssues('timeoutMs', options.timeoutMs));
+  for (const name of ['timeoutMs', 'deadlineMs'] as const) {
+    if (options?.[name] !== undefined) issues.push(...timeoutIssues(name, options[name]));
+  }
   for (const name of ['maxRetries', 'metadataCacheTtlMs'] as const) {
     if (options?.[name] !== undefined) issues.push(...nonNegativeIntegerIssues(name, options[name]));
   }
@@ -210,29 +230,7 @@ function checkOptions(options: ClaimsClientOptions): string {
   if (options?.fetch !== undefined && typeof options.fetch !== 'function') {
     issues.push({ path: 'fetch', message: 'must be a fetch-compatible function' });
   }
-  if (options?.dispatcher !== undefined && typeof options.dispatcher?.request !== 'function') {
-    issues.push({
-      path: 'dispatcher',
-      message: 'must be an undici Dispatcher (Agent, ProxyAgent, MockAgent, ...)',
-    });
-  }
-  if (options?.tls !== undefined && (options.tls === null || typeof options.tls !== 'object')) {
-    issues.push({ path: 'tls', message: 'must be an object of cert, key, passphrase and ca' });
-  }
-  for (const name of ['dispatcher', 'tls'] as const) {
-    if (options?.[name] !== undefined && options.fetch !== undefined) {
-      issues.push({
-        path: name,
-        message: 'applies to the default wire only: it cannot be combined with fetch',
-      });
-    }
-  }
-  if (options?.tls !== undefined && options.dispatcher !== undefined) {
-    issues.push({
-      path: 'tls',
-      message: 'applies to the client’s own dispatcher: set it on your dispatcher instead',
-    });
-  }
+  issues.push(...platform.connectionOptionIssues(options));
   if (options?.logger !== undefined && !isLogger(options.logger)) {
     issues.push({ path: 'logger', message: 'must have debug, info, warn and error methods' });
   }

@@ -1,4 +1,4 @@
-import { type Outcome, outcomeOf, setOutcome } from './outcome.js';
+import { type Outcome, outcomeOf, replaceMessage, setOutcome } from './outcome.js';
 import { isNeverSent } from './retry.js';
 
 /** What every SDK error may be built with. */
@@ -95,6 +95,12 @@ export class ClaimsResponseValidationError extends ClaimsError {
  */
 export class ClaimsConnectionError extends ClaimsError {
   override name = 'ClaimsConnectionError';
+  /** HTTP method of the failed call; set on every error a call rejects with. */
+  readonly method: string | undefined = undefined;
+  /** Full URL of the failed call; set on every error a call rejects with. */
+  readonly url: string | undefined = undefined;
+  /** How many requests the call made (first attempt and retries); set on every error a call rejects with. */
+  readonly attempts: number | undefined = undefined;
 
   constructor(message: string, options: ClaimsErrorOptions = {}) {
     super(message, {
@@ -104,9 +110,40 @@ export class ClaimsConnectionError extends ClaimsError {
   }
 }
 
-/** One attempt went longer than `timeoutMs` without progress. */
+/**
+ * The call ran out of time: one attempt (or the token provider, or the upload's source) went
+ * longer than `timeoutMs` without progress, or the whole call passed `deadlineMs`.
+ */
 export class ClaimsTimeoutError extends ClaimsConnectionError {
   override name = 'ClaimsTimeoutError';
+}
+
+/** Which call an error came from. */
+export interface CallDescription {
+  method: string;
+  url: string;
+  /** Requests made: the first attempt and its retries (0 when none was made). */
+  attempts: number;
+}
+
+/**
+ * @internal Records on an error leaving a call which call it was: `method`, `url` and
+ * `attempts` on connection and timeout errors (whose message then starts with the method
+ * and URL, as an API error's does), `attempts` on API errors.
+ */
+export function describeCall(error: unknown, call: CallDescription): void {
+  if (error instanceof ClaimsConnectionError) {
+    if (error.method === undefined) {
+      define(error, 'method', call.method);
+      define(error, 'url', call.url);
+      replaceMessage(error, `${call.method} ${call.url}: ${error.message}`);
+    }
+    define(error, 'attempts', call.attempts);
+  } else if (error instanceof ClaimsApiError) define(error, 'attempts', call.attempts);
+}
+
+function define(error: Error, name: string, value: unknown): void {
+  Object.defineProperty(error, name, { value, configurable: true, writable: false, enumerable: true });
 }
 
 /** What an API error was built from. */
@@ -125,6 +162,11 @@ export interface ApiErrorInit {
 
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid'];
 
+/** The server's request id, from `x-request-id` or a similar header (lower-case names). */
+export function requestIdOf(headers: Record<string, string>): string | undefined {
+  return REQUEST_ID_HEADERS.map((name) => headers[name]).find((v) => v !== undefined);
+}
+
 /** The server answered with a status of 400 or more. */
 export class ClaimsApiError extends ClaimsError {
   override name = 'ClaimsApiError';
@@ -140,6 +182,8 @@ export class ClaimsApiError extends ClaimsError {
   readonly method: string;
   /** Full URL of the failed request. */
   readonly url: string;
+  /** How many requests the call made (first attempt and retries), this answer's included. */
+  readonly attempts: number = 1;
 
   constructor(init: ApiErrorInit) {
     // A 4xx is a refusal; a 5xx (or an unfollowed 3xx) may come after the server acted.
@@ -151,7 +195,7 @@ export class ClaimsApiError extends ClaimsError {
     this.headers = init.headers;
     this.method = init.method;
     this.url = init.url;
-    this.requestId = REQUEST_ID_HEADERS.map((name) => init.headers[name]).find((v) => v !== undefined);
+    this.requestId = requestIdOf(init.headers);
   }
 }
 
@@ -268,4 +312,23 @@ export class WebhookVerificationError extends ClaimsError {
     this.reason = reason;
     this.issues = issues;
   }
+}
+
+/**
+ * The error of a call whose earlier step failed (the metadata look-up or the `{ file }` upload
+ * before a create): the step's error restated for the call. Same class and fields, so a caller
+ * that checks `instanceof NotFoundError` or `status` still can; a message that says what it means
+ * for the call; the step's own error as `cause`; and the call's outcome (the claim was not sent,
+ * whatever the step's own). The step's error is copied, not changed.
+ */
+export function restate(error: unknown, message: string, outcome: Outcome): Error {
+  if (!isClaimsError(error)) return new ClaimsError(message, { cause: error, outcome });
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as ClaimsError;
+  Object.assign(copy, error);
+  const hidden = { configurable: true, writable: true, enumerable: false } as const;
+  Object.defineProperty(copy, 'message', { ...hidden, value: message });
+  Object.defineProperty(copy, 'cause', { ...hidden, value: error });
+  const stack = new Error(message).stack ?? '';
+  Object.defineProperty(copy, 'stack', { ...hidden, value: stack.replace(/^Error/, copy.name) });
+  return setOutcome(copy, outcome);
 }

@@ -1,4 +1,5 @@
-export { ClaimsClient, type ClaimsClientOptions } from './client.js';
+export type { ClaimsPromise, WithResponse } from './claims-promise.js';
+export type { ClaimsClientOptions } from './client.js';
 export {
   EventCategories,
   type EventCategory,
@@ -16,6 +17,7 @@ export {
   type ApiErrorInit,
   AuthenticationError,
   BadRequestError,
+  type CallDescription,
   ClaimsApiError,
   ClaimsConnectionError,
   ClaimsError,
@@ -44,6 +46,8 @@ export {
 } from './extended-fields.js';
 export type { Logger, LogLevel } from './logger.js';
 export { type Outcome, outcomeOf } from './outcome.js';
+export { ClaimsClient } from './platform/node.js';
+export type { UploadOptions } from './resources/attachments.js';
 export type { BodyCallOptions } from './resources/extra-body.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';
 export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
@@ -61,7 +65,13 @@ export type {
 } from './schemas/subscriptions.js';
 export type { WebhookPatch } from './schemas/webhooks.js';
 export type { AccessTokenContext, AccessTokenProvider, CallOptions } from './transport.js';
-export type { UploadData, UploadItem, UploadPath } from './uploads/index.js';
+export type {
+  UploadData,
+  UploadItem,
+  UploadPath,
+  UploadProgress,
+  UploadProgressListener,
+} from './uploads/index.js';
 export { VERSION } from './version.js';
 export {
   receiveWebhook,

@@ -7,6 +7,7 @@
  * when logging is off a request pays for one property read per log point and nothing else.
  */
 
+import { envVar } from './internal/env.js';
 import { REDACTED, redactorFor } from './internal/redact.js';
 
 /** What replaces a secret in a log line. */
@@ -118,7 +119,7 @@ export class RequestLog {
  */
 export function resolveLog(
   options: { logger?: Logger | undefined; logLevel?: LogLevel | undefined },
-  env: Record<string, string | undefined> = process.env,
+  env: Record<string, string | undefined> = { [LOG_ENV]: envVar(LOG_ENV) },
 ): RequestLog {
   const fromEnv = env[LOG_ENV]?.trim().toLowerCase();
   const level: LogLevel =

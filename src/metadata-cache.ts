@@ -1,3 +1,4 @@
+import { onAbort } from './internal/abort-fanout.js';
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from './schemas/metadata.js';
 import type { CallOptions } from './transport.js';
 import { abortError } from './wire/abort.js';
@@ -75,7 +76,7 @@ export class MetadataCache {
     entry.waiters++;
     if (!signal) return entry.promise;
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
+      const abandon = () => {
         entry.waiters--;
         // Nobody else wants this answer: stop the request rather than let it run unobserved.
         if (entry.waiters === 0 && entry.expiresAt === undefined) {
@@ -84,14 +85,15 @@ export class MetadataCache {
         }
         reject(abortError(signal));
       };
-      signal.addEventListener('abort', onAbort, { once: true });
+      // Through the fan-out: one listener on a signal shared by many calls, not one each.
+      const stopListening = onAbort(signal, abandon);
       entry.promise.then(
         (value) => {
-          signal.removeEventListener('abort', onAbort);
+          stopListening();
           resolve(value);
         },
         (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
+          stopListening();
           reject(error);
         },
       );

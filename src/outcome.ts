@@ -56,17 +56,21 @@ export function setOutcome<E extends Error>(error: E, outcome: Outcome): E {
     enumerable: false,
   });
   if (outcome === 'unknown' && !error.message.includes(MAY_HAVE_BEEN_PROCESSED)) {
-    const before = error.message;
-    const message = `${before} (${MAY_HAVE_BEEN_PROCESSED})`;
-    Object.defineProperty(error, 'message', {
-      value: message,
-      configurable: true,
-      writable: true,
-      enumerable: false,
-    });
-    if (typeof error.stack === 'string') error.stack = error.stack.replace(before, message);
+    replaceMessage(error, `${error.message} (${MAY_HAVE_BEEN_PROCESSED})`);
   }
   return error;
+}
+
+/** Changes the message of an error the SDK made, in its stack too. */
+export function replaceMessage(error: Error, message: string): void {
+  const before = error.message;
+  Object.defineProperty(error, 'message', {
+    value: message,
+    configurable: true,
+    writable: true,
+    enumerable: false,
+  });
+  if (typeof error.stack === 'string') error.stack = error.stack.replace(before, message);
 }
 
 /**

@@ -1,19 +1,26 @@
-import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZodType } from 'zod';
-import { ClaimsConnectionError, ClaimsError, ClaimsValidationError } from './errors.js';
+import type { ResponseSink } from './claims-promise.js';
+import {
+  ClaimsConnectionError,
+  ClaimsError,
+  ClaimsTimeoutError,
+  ClaimsValidationError,
+  describeCall,
+} from './errors.js';
 import { readApiError, readSuccess } from './internal/answer.js';
+import { CallSignal, STOPPED } from './internal/call-signal.js';
 import { errorMessage } from './internal/error-message.js';
 import { mergeHeaders } from './internal/headers.js';
 import { callOptionIssues, isSendableToken } from './internal/options.js';
+import type { WatchBody } from './internal/progress.js';
 import { redactorFor } from './internal/redact.js';
+import { deadlineMessage, pause, stoppedError } from './internal/stopped.js';
 import { collectIssues, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, RequestLog } from './logger.js';
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
-import { type CallSpan, traceCall } from './telemetry/call-span.js';
-import { abortError } from './wire/abort.js';
-import type { Wire, WireResponse } from './wire/types.js';
+import type { CallSpan, TraceCall } from './telemetry/call-span.js';
+import type { StreamedBody, Wire, WireResponse } from './wire/types.js';
 
 /** Options every SDK method takes as its last argument. */
 export interface CallOptions {
@@ -21,9 +28,20 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Longest time one attempt may go without progress, in ms. @default the client's `timeoutMs` */
   timeoutMs?: number;
+  /**
+   * Longest time the whole call may take, in ms: every attempt, the waits between them, the
+   * token provider and reading the answer. Past it the call rejects with `ClaimsTimeoutError`.
+   * @default the client's `deadlineMs`
+   */
+  deadlineMs?: number;
   /** How many times a failed attempt may be repeated (see README "Retries"). @default the client's `maxRetries` */
   maxRetries?: number;
-  /** Extra headers for this call; they win over the client's `headers`. */
+  /**
+   * Extra headers for this call; they win over the client's `headers`. Headers the SDK or the
+   * connection own (`authorization`, `content-type`, `content-length`, `host`, `connection`,
+   * `transfer-encoding`, `expect`, `upgrade`, `proxy-*`, …) are refused with
+   * `ClaimsValidationError` (see README "Headers you cannot set").
+   */
   headers?: Record<string, string>;
 }
 
@@ -44,7 +62,7 @@ export type AccessTokenProvider = (context?: AccessTokenContext) => string | Pro
 
 /** A streamed request body (multipart upload), opened anew for each attempt. */
 export interface StreamBody {
-  open(): Promise<{ stream: Readable; headers: Record<string, string> }>;
+  open(): Promise<{ stream: StreamedBody; headers: Record<string, string> }>;
   /** False when the source can be read only once (a caller's stream): then no repeat. */
   replayable: boolean;
 }
@@ -76,6 +94,7 @@ export interface TransportConfig {
   baseUrl: string;
   accessToken: string | AccessTokenProvider;
   timeoutMs: number;
+  deadlineMs: number;
   maxRetries: number;
   headers: Record<string, string>;
   userAgent: string;
@@ -84,6 +103,14 @@ export interface TransportConfig {
   wire: Wire;
   /** Where attempts and retries are logged; off when absent. */
   log?: RequestLog;
+  /**
+   * OpenTelemetry's seam (`traceCall` of src/telemetry), given by the Node entry only: the edge
+   * build must not reach `import('@opentelemetry/api')`, which bundlers and workerd refuse
+   * where the optional peer is absent. Calls are untraced without it.
+   */
+  trace?: TraceCall;
+  /** Watches a streamed body for progress (the platform's: Node or web streams). */
+  watchBody: WatchBody;
 }
 
 /**
@@ -125,16 +152,27 @@ export class Transport {
     return this.#config.baseUrl;
   }
 
-  /** Validates, sends (with retries) and parses one call. */
-  request<T>(spec: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+  /**
+   * Validates, sends (with retries) and parses one call. `sink`, when given, gets the answer
+   * the call resolved with (for `.withResponse()`).
+   */
+  request<T>(spec: RequestSpec<T>, options: CallOptions = {}, sink?: ResponseSink): Promise<T> {
     // OpenTelemetry (src/telemetry): without a registered tracer provider, one property read.
-    const traced = traceCall(spec.method, spec.route ?? spec.path);
-    return traced ? traced((span) => this.#request(spec, options, span)) : this.#request(spec, options);
+    const traced = this.#config.trace?.(spec.method, spec.route ?? spec.path);
+    return traced
+      ? traced((span) => this.#request(spec, options, sink, span))
+      : this.#request(spec, options, sink);
   }
 
-  async #request<T>(spec: RequestSpec<T>, options: CallOptions, span?: CallSpan): Promise<T> {
+  async #request<T>(
+    spec: RequestSpec<T>,
+    options: CallOptions,
+    sink: ResponseSink | undefined,
+    span?: CallSpan,
+  ): Promise<T> {
     if (
       options.timeoutMs !== undefined ||
+      options.deadlineMs !== undefined ||
       options.maxRetries !== undefined ||
       options.headers !== undefined
     ) {
@@ -156,7 +194,9 @@ export class Transport {
     }
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
     const maxRetries = spec.stream?.replayable === false ? 0 : (options.maxRetries ?? config.maxRetries);
-    const signal = options.signal;
+    // The call's own signal: the caller's abort, the deadline and stalls all end the call
+    // through it, on every attempt and every wait, with one listener on the caller's signal.
+    const signal = new CallSignal(options.deadlineMs ?? config.deadlineMs, options.signal);
 
     const log = this.#log;
     const wire = span ? span.wire(config.wire) : config.wire;
@@ -166,27 +206,38 @@ export class Transport {
     // outcome is settled from both when it leaves this call.
     let current: Outcome = 'not_sent';
     let earlier = false;
+    // Requests made so far, for the error and the logs; `retry` counts only those maxRetries limits.
+    let attempt = 0;
     try {
-      // `attempt` counts every request sent (for logs); `retry` only those counted by maxRetries.
-      for (let retry = 0, attempt = 1; ; retry++, attempt++) {
+      for (let retry = 0; ; retry++) {
         current = 'not_sent';
-        if (signal?.aborted) throw abortError(signal);
+        if (signal.aborted) throw STOPPED;
         // A static token needs no await: one promise and microtask less per request.
         const source = config.accessToken;
-        const token = typeof source === 'string' ? source : await this.#token(refreshedToken);
+        const token =
+          typeof source === 'string' ? source : await this.#token(refreshedToken, signal, timeoutMs);
         if (!shared) headers.authorization = `Bearer ${token}`;
-        let wireBody: string | Readable | undefined = body;
+        let wireBody: string | StreamedBody | undefined = body;
         if (spec.stream) {
-          const opened = await spec.stream.open();
+          const opening = spec.stream.open();
+          const opened = await signal.race(opening).catch((error: unknown) => {
+            // Stopped while the source was being opened: close it once it is open.
+            opening.then(
+              ({ stream }) => stream.destroy(),
+              () => undefined,
+            );
+            throw error;
+          });
           Object.assign(headers, opened.headers);
-          wireBody = opened.stream;
+          wireBody = config.watchBody(opened.stream, signal, timeoutMs);
         }
         // The token provider and the upload's open() may have taken a while: an abort meanwhile
         // means nothing may be sent.
-        if (signal?.aborted) {
+        if (signal.aborted) {
           if (typeof wireBody === 'object') wireBody.destroy();
-          throw abortError(signal);
+          throw STOPPED;
         }
+        attempt++;
         // Logging off costs one boolean read per point: no object or string is built.
         if (log.debugOn) logAttemptStart(log, { method, url, attempt, headers }, wireBody, token);
         const started = log.debugOn ? performance.now() : 0;
@@ -216,6 +267,10 @@ export class Transport {
               maxResponseBytes: config.maxResponseBytes,
             });
             if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, response.status, started);
+            if (sink) {
+              sink.response = response;
+              sink.token = token;
+            }
             return value;
           }
         } catch (error) {
@@ -224,7 +279,7 @@ export class Transport {
           if (typeof wireBody === 'object') wireBody.destroy();
           if (log.debugOn && error instanceof Error)
             logAttemptEnd(log, { method, url, attempt, token }, error, started);
-          if (!(error instanceof ClaimsConnectionError)) throw error;
+          if (signal.aborted || !(error instanceof ClaimsConnectionError)) throw error;
           current = error.outcome;
           const failure = { kind: 'network', notConnected: isNotConnected(error.cause) } as const;
           if (retry < maxRetries && shouldRetry(method, failure)) {
@@ -233,7 +288,7 @@ export class Transport {
             const delay = backoffDelay(retry);
             if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, error.name);
             span?.retry(delay, error.name);
-            await wait(delay, signal);
+            await pause(delay, signal, error);
             continue;
           }
           throw error;
@@ -280,14 +335,35 @@ export class Transport {
           current = 'not_sent';
           if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, String(status));
           span?.retry(delay, String(status));
-          await wait(delay, signal);
+          await pause(delay, signal, apiError);
           continue;
         }
         throw apiError;
       }
     } catch (error) {
-      throw settleOutcome(error, current, earlier);
+      const failure = signal.aborted ? stoppedError(signal, error, timeoutMs, current) : error;
+      describeCall(failure, { method, url, attempts: attempt });
+      throw settleOutcome(failure, current, earlier);
+    } finally {
+      signal.end();
     }
+  }
+
+  /**
+   * For a call made of steps (a metadata look-up, an upload, then the request): gives each
+   * step's options, with the time left of one deadline counted from now. Throws
+   * `ClaimsTimeoutError` (`'not_sent'`) once none is left.
+   */
+  steps(options: CallOptions = {}): () => CallOptions {
+    if (options.deadlineMs !== undefined)
+      throwIfInvalid(callOptionIssues({ deadlineMs: options.deadlineMs }));
+    const deadlineMs = options.deadlineMs ?? this.#config.deadlineMs;
+    const end = performance.now() + deadlineMs;
+    return () => {
+      const left = Math.floor(end - performance.now());
+      if (left < 1) throw new ClaimsTimeoutError(deadlineMessage(deadlineMs), { outcome: 'not_sent' });
+      return { ...options, deadlineMs: left };
+    };
   }
 
   #path(spec: RequestSpec<unknown>): string {
@@ -297,13 +373,22 @@ export class Transport {
     return query ? `${url}?${query}` : url;
   }
 
-  async #token(refresh: boolean): Promise<string> {
+  /**
+   * Asks the token provider, raced against the call's signal: a provider that never settles
+   * gives way to the caller's abort, to `timeoutMs` (nothing else is in flight meanwhile to
+   * make progress) and to the deadline.
+   */
+  async #token(refresh: boolean, signal: CallSignal, timeoutMs: number): Promise<string> {
     const source = this.#config.accessToken as AccessTokenProvider;
     let token: unknown;
+    signal.watchIdle('the accessToken provider', timeoutMs);
     try {
-      token = await source({ forceRefresh: refresh });
+      token = await signal.race(Promise.resolve(source({ forceRefresh: refresh })));
     } catch (error) {
+      if (error === STOPPED) throw error;
       throw new ClaimsError(`accessToken provider failed${refresh ? ' after a 401' : ''}`, { cause: error });
+    } finally {
+      signal.unwatchIdle();
     }
     if (typeof token !== 'string' || token === '') {
       throw new ClaimsError('accessToken provider returned no token (expected a non-empty string)');
@@ -330,15 +415,6 @@ function settleOutcome(error: unknown, current: Outcome, earlier: boolean): unkn
   if (own === undefined) return error;
   const settled = callOutcome(own, earlier);
   return settled === own ? error : setOutcome(error, settled);
-}
-
-/** Waits between attempts; a caller's abort ends the wait with AbortError. */
-async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  try {
-    await sleep(ms, undefined, { signal });
-  } catch {
-    throw abortError(signal as AbortSignal);
-  }
 }
 
 /** JSON for the wire; a body JSON cannot carry (a BigInt, a cycle) is the caller's error. */

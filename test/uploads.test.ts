@@ -19,7 +19,7 @@ import {
   RateLimitError,
 } from '../src/index.js';
 import { contentTypeFor } from '../src/uploads/content-types.js';
-import { contentDisposition } from '../src/uploads/multipart-stream.js';
+import { contentDisposition } from '../src/uploads/parts.js';
 
 const TOKEN = 'tok_upload_5ecr3t';
 

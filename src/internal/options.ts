@@ -8,6 +8,33 @@ const TOKEN = /^[\x21-\x7e]+$/;
 /** Node's timers (and so the fetch wire's) overflow past this many ms. */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
+/**
+ * Headers a caller may not set, with why. Hop-by-hop and framing headers belong to the wire
+ * (undici refuses some, and a GET would be retried after the refusal); `authorization` and
+ * `content-type` are set by the SDK on every request and would be overwritten silently.
+ */
+const RESERVED_HEADERS: Record<string, string> = {
+  host: 'is set from baseUrl',
+  connection: 'is managed by the connection pool',
+  'keep-alive': 'is managed by the connection pool',
+  'proxy-connection': 'is managed by the connection pool',
+  'transfer-encoding': 'is set by the SDK from the body',
+  'content-length': 'is set by the SDK from the body',
+  te: 'is a hop-by-hop header the SDK does not support',
+  trailer: 'is a hop-by-hop header the SDK does not support',
+  upgrade: 'is a hop-by-hop header the SDK does not support',
+  expect: 'is not supported (the SDK does not wait for 100-continue)',
+  'http2-settings': 'is a hop-by-hop header the SDK does not support',
+  authorization: 'is set by the SDK from accessToken (give a function there to choose the token per request)',
+  'content-type': 'is set by the SDK from the body (application/json, or multipart/form-data for uploads)',
+};
+
+/** Why a caller may not set header `name` (lower-case), or `undefined` when it may. */
+export function reservedHeader(name: string): string | undefined {
+  if (Object.hasOwn(RESERVED_HEADERS, name)) return RESERVED_HEADERS[name];
+  return name.startsWith('proxy-') ? 'is for proxies and set by the dispatcher' : undefined;
+}
+
 /** Problems with a header set given by a caller, by name (values are never quoted: they may be secret). */
 export function headerIssues(path: string, headers: unknown): ValidationIssue[] {
   if (headers === null || typeof headers !== 'object') {
@@ -15,9 +42,16 @@ export function headerIssues(path: string, headers: unknown): ValidationIssue[] 
   }
   const issues: ValidationIssue[] = [];
   for (const [name, value] of Object.entries(headers)) {
+    const reserved = reservedHeader(name.toLowerCase());
     if (!HEADER_NAME.test(name))
       issues.push({ path: `${path}.${name}`, message: 'is not a valid HTTP header name' });
-    else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
+    else if (reserved !== undefined) {
+      issues.push({
+        path: `${path}.${name}`,
+        message: `cannot be set: it ${reserved}`,
+        code: 'reserved_header',
+      });
+    } else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
       issues.push({
         path: `${path}.${name}`,
         message: 'must be a string without line breaks or characters beyond U+00FF',
@@ -27,7 +61,7 @@ export function headerIssues(path: string, headers: unknown): ValidationIssue[] 
   return issues;
 }
 
-/** `timeoutMs`: a whole number of ms from 1 to 2³¹−1. */
+/** `timeoutMs`, `deadlineMs`: a whole number of ms from 1 to 2³¹−1. */
 export function timeoutIssues(path: string, value: unknown): ValidationIssue[] {
   return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_TIMEOUT_MS
     ? []
@@ -49,11 +83,13 @@ export function isSendableToken(token: unknown): token is string {
 /** Problems with a call's options; nothing is sent when there are any. */
 export function callOptionIssues(options: {
   timeoutMs?: unknown;
+  deadlineMs?: unknown;
   maxRetries?: unknown;
   headers?: unknown;
 }): ValidationIssue[] {
   return [
     ...(options.timeoutMs === undefined ? [] : timeoutIssues('options.timeoutMs', options.timeoutMs)),
+    ...(options.deadlineMs === undefined ? [] : timeoutIssues('options.deadlineMs', options.deadlineMs)),
     ...(options.maxRetries === undefined
       ? []
       : nonNegativeIntegerIssues('options.maxRetries', options.maxRetries)),

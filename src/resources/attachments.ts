@@ -1,12 +1,33 @@
+import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
 import { ClaimsResponseValidationError, ClaimsValidationError } from '../errors.js';
 import type { UploadedAttachment } from '../schemas/attachments.js';
 import { schemas } from '../schemas/load.js';
-import type { CallOptions } from '../transport.js';
-import { prepareUpload, sourceFailureError, type UploadItem } from '../uploads/index.js';
+import type { CallOptions, Transport } from '../transport.js';
+import type { UploadItem } from '../uploads/inputs.js';
+import type { PrepareUpload } from '../uploads/prepare.js';
+import type { UploadProgressListener } from '../uploads/progress.js';
+import { sourceFailureError } from '../uploads/source-failure.js';
 import { Resource } from './resource.js';
+
+/** Options of `attachments.upload`. */
+export interface UploadOptions extends CallOptions {
+  /**
+   * Called as the files' bytes are sent: per file (`fileBytes` of `fileTotal`) and in all
+   * (`bytes` of `total`, when every size is known). A repeated attempt starts again from 0.
+   */
+  onProgress?: UploadProgressListener;
+}
 
 /** File uploads (`client.attachments`): `upload`. */
 export class Attachments extends Resource {
+  /** @param prepareUpload the runtime's multipart builder (Node streams, or web streams on the edge). */
+  constructor(
+    transport: Transport,
+    private readonly prepareUpload: PrepareUpload,
+  ) {
+    super(transport);
+  }
+
   /**
    * Uploads one or more files in one multipart request (POST `/attachments`), one part per
    * file with an empty form name. Files are streamed from disk or from the given data, never
@@ -20,16 +41,28 @@ export class Attachments extends Resource {
    * @throws ClaimsError (with the source's error as `cause`) when a source fails mid-upload;
    *   the request is aborted and the server never gets a complete body.
    */
-  async upload(
+  upload(
     files: UploadItem | readonly UploadItem[],
-    options?: CallOptions,
+    options?: UploadOptions,
+  ): ClaimsPromise<UploadedAttachment[]> {
+    return claimsPromise((sink) => this.#upload(files, options, sink));
+  }
+
+  async #upload(
+    files: UploadItem | readonly UploadItem[],
+    options: UploadOptions | undefined,
+    sink: ResponseSink,
   ): Promise<UploadedAttachment[]> {
     const list: readonly unknown[] = Array.isArray(files) ? files : [files];
     if (list.length === 0) {
       throw new ClaimsValidationError([{ path: 'files', message: 'give at least one file to upload' }]);
     }
     const s = await schemas();
-    const prepared = await prepareUpload(list, (i) => (Array.isArray(files) ? `files[${i}]` : 'files'));
+    const prepared = await this.prepareUpload(
+      list,
+      (i) => (Array.isArray(files) ? `files[${i}]` : 'files'),
+      options?.onProgress,
+    );
     let uploaded: UploadedAttachment[];
     try {
       uploaded = await this.transport.request(
@@ -41,6 +74,7 @@ export class Attachments extends Resource {
           responseSchema: s.UploadResponseSchema,
         },
         options,
+        sink,
       );
     } catch (error) {
       const failure = prepared.sourceFailure();

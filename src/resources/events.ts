@@ -1,9 +1,10 @@
+import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
 import { parseInput } from '../internal/parse-input.js';
 import { path } from '../internal/path.js';
 import type { EventCreate, EventCreated } from '../schemas/events.js';
 import { schemas } from '../schemas/load.js';
 import type { Transport } from '../transport.js';
-import { resolveAttachmentRefs } from './attachment-refs.js';
+import { hasFileRefs, resolveAttachmentRefs } from './attachment-refs.js';
 import type { Attachments } from './attachments.js';
 import { type BodyCallOptions, withExtraBody } from './extra-body.js';
 import { Resource } from './resource.js';
@@ -34,8 +35,19 @@ export class Events extends Resource {
    * @throws ClaimsValidationError listing every problem; then nothing was sent.
    * @throws ClaimsResponseValidationError (outcome `'processed'`: the event was created) when
    *   the 2xx answer is neither empty nor a JSON object.
+   * @throws ClaimsError (`'not_sent'`) when the upload failed: the event was not sent; the
+   *   upload's error is the `cause`. `deadlineMs` bounds the upload and the POST together.
    */
-  async create(incidentId: string, body: EventCreate, options?: BodyCallOptions): Promise<EventCreated> {
+  create(incidentId: string, body: EventCreate, options?: BodyCallOptions): ClaimsPromise<EventCreated> {
+    return claimsPromise((sink) => this.#create(incidentId, body, options, sink));
+  }
+
+  async #create(
+    incidentId: string,
+    body: EventCreate,
+    options: BodyCallOptions | undefined,
+    sink: ResponseSink,
+  ): Promise<EventCreated> {
     const s = await schemas();
     const [, parsed] = parseInput<EventCreate>([
       ['incidentId', s.IncidentId, incidentId],
@@ -43,7 +55,13 @@ export class Events extends Resource {
       ['extraBody', s.extraBodySchema(s.EVENT_CREATE_KEYS), options?.extraBody],
     ]);
     const event = parsed as EventCreate;
-    const attachments = await resolveAttachmentRefs(event.attachments, this.attachments, options);
+    const step = hasFileRefs(event.attachments) ? this.transport.steps(options) : undefined;
+    const attachments = await resolveAttachmentRefs(
+      event.attachments,
+      this.attachments,
+      step ? step() : options,
+      'event',
+    );
     return this.transport.request(
       {
         method: 'POST',
@@ -52,7 +70,8 @@ export class Events extends Resource {
         body: withExtraBody(attachments ? { ...event, attachments } : event, options?.extraBody),
         responseSchema: s.EventCreatedSchema,
       },
-      options,
+      step ? step() : options,
+      sink,
     );
   }
 }

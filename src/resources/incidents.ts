@@ -1,8 +1,9 @@
+import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
 import { parseInput } from '../internal/parse-input.js';
 import type { IncidentCreate, IncidentCreated } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
 import type { Transport } from '../transport.js';
-import { resolveAttachmentRefs } from './attachment-refs.js';
+import { hasFileRefs, resolveAttachmentRefs } from './attachment-refs.js';
 import type { Attachments } from './attachments.js';
 import { type BodyCallOptions, withExtraBody } from './extra-body.js';
 import type { ExtendedFieldsChecker } from './metadata.js';
@@ -42,19 +43,36 @@ export class Incidents extends Resource {
    *   incidentDate: '2026-11-02', description: 'Burst pipe in the loft',
    * });
    * @returns `{ incidentId, ...any other field the server sent }`.
+   * `deadlineMs` bounds all of it: the look-up, the upload and the POST.
    * @throws ClaimsValidationError listing every problem; then nothing was sent.
+   * @throws ClaimsError (`'not_sent'`) when the metadata look-up or the upload failed: the
+   *   claim was not sent; the step's own error is the `cause`.
    */
-  async create(body: IncidentCreate, options?: IncidentCreateOptions): Promise<IncidentCreated> {
+  create(body: IncidentCreate, options?: IncidentCreateOptions): ClaimsPromise<IncidentCreated> {
+    return claimsPromise((sink) => this.#create(body, options, sink));
+  }
+
+  async #create(
+    body: IncidentCreate,
+    options: IncidentCreateOptions | undefined,
+    sink: ResponseSink,
+  ): Promise<IncidentCreated> {
     const s = await schemas();
     const [parsed] = parseInput<IncidentCreate>([
       ['', s.IncidentCreateSchema, body],
       ['extraBody', s.extraBodySchema(s.INCIDENT_CREATE_KEYS), options?.extraBody],
     ]);
     const incident = parsed as IncidentCreate;
-    if (incident.extendedFields && options?.checkExtendedFields !== false) {
-      await this.checkExtendedFields(incident, options);
-    }
-    const attachments = await resolveAttachmentRefs(incident.attachments, this.attachments, options);
+    const check = incident.extendedFields !== undefined && options?.checkExtendedFields !== false;
+    // Steps before the POST share its deadline; a plain create pays nothing for it.
+    const step = check || hasFileRefs(incident.attachments) ? this.transport.steps(options) : undefined;
+    if (check) await this.checkExtendedFields(incident, step?.());
+    const attachments = await resolveAttachmentRefs(
+      incident.attachments,
+      this.attachments,
+      step ? step() : options,
+      'incident',
+    );
     return this.transport.request(
       {
         method: 'POST',
@@ -63,7 +81,8 @@ export class Incidents extends Resource {
         body: withExtraBody(attachments ? { ...incident, attachments } : incident, options?.extraBody),
         responseSchema: s.IncidentCreatedSchema,
       },
-      options,
+      step ? step() : options,
+      sink,
     );
   }
 }

@@ -1,4 +1,11 @@
-import { ClaimsValidationError, describeIssues, type ValidationIssue } from '../errors.js';
+import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
+import {
+  ClaimsApiError,
+  ClaimsValidationError,
+  describeIssues,
+  restate,
+  type ValidationIssue,
+} from '../errors.js';
 import {
   type LocatedProblem,
   locateExtendedFieldProblems,
@@ -7,6 +14,7 @@ import {
 import { parseInput } from '../internal/parse-input.js';
 import { quote } from '../internal/quote.js';
 import { MetadataCache } from '../metadata-cache.js';
+import { setOutcome } from '../outcome.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/metadata.js';
@@ -23,7 +31,8 @@ let checkerOf: (metadata: Metadata) => ExtendedFieldsChecker;
 /**
  * The automatic check of `incidents.create`: throws `ClaimsValidationError` listing every
  * problem when the incident's extended fields break its form, using the metadata's cache. A
- * failed metadata look-up rejects with its own error.
+ * failed metadata look-up rejects with a `ClaimsError` naming the form, the look-up's error
+ * as `cause`.
  */
 export function extendedFieldsChecker(metadata: Metadata): ExtendedFieldsChecker {
   return checkerOf(metadata);
@@ -54,9 +63,17 @@ export class Metadata extends Resource {
    * @example
    * const fields = await client.metadata.incidentFields({ programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', countryCode: 'GB' });
    */
-  async incidentFields(
+  incidentFields(
     query: IncidentFieldsQuery,
     options?: CallOptions,
+  ): ClaimsPromise<IncidentFieldDescriptor[]> {
+    return claimsPromise((sink) => this.#incidentFields(query, options, sink));
+  }
+
+  async #incidentFields(
+    query: IncidentFieldsQuery,
+    options: CallOptions | undefined,
+    sink: ResponseSink,
   ): Promise<IncidentFieldDescriptor[]> {
     const s = await schemas();
     return this.transport.request(
@@ -73,6 +90,7 @@ export class Metadata extends Resource {
         responseSchema: s.IncidentFieldDescriptorListSchema,
       },
       options,
+      sink,
     );
   }
 
@@ -80,7 +98,15 @@ export class Metadata extends Resource {
    * Programmes and policy types: GET `/metadata/programmes`. The spec does not describe the
    * answer, so it is returned as parsed, unchanged.
    */
-  async programmes(query?: Record<string, string>, options?: CallOptions): Promise<unknown> {
+  programmes(query?: Record<string, string>, options?: CallOptions): ClaimsPromise<unknown> {
+    return claimsPromise((sink) => this.#programmes(query, options, sink));
+  }
+
+  async #programmes(
+    query: Record<string, string> | undefined,
+    options: CallOptions | undefined,
+    sink: ResponseSink,
+  ): Promise<unknown> {
     const s = await schemas();
     return this.transport.request(
       {
@@ -91,6 +117,7 @@ export class Metadata extends Resource {
         ...(query ? { query } : {}),
       },
       options,
+      sink,
     );
   }
 
@@ -131,11 +158,16 @@ export class Metadata extends Resource {
       policyTypeCode: incident.policyTypeCode,
       countryCode: incident.policyCountry,
     };
-    const descriptors = await this.#cache.get(query, options);
+    const form = `programme ${quote(query.programmeCode)}, policy type ${quote(query.policyTypeCode)}, country ${quote(query.countryCode)}`;
+    let descriptors: IncidentFieldDescriptor[];
+    try {
+      descriptors = await this.#cache.get(query, options);
+    } catch (error) {
+      throw lookupFailed(error, form);
+    }
     const problems = locateExtendedFieldProblems(descriptors, incident.extendedFields ?? []);
     if (problems.length === 0) return;
     const issues = problems.map(toIssue);
-    const form = `programme ${quote(query.programmeCode)}, policy type ${quote(query.policyTypeCode)}, country ${quote(query.countryCode)}`;
     throw new ClaimsValidationError(
       issues,
       describeIssues(`Invalid extendedFields for the form of ${form}`, issues),
@@ -154,4 +186,22 @@ function toIssue({ index, problem }: LocatedProblem): ValidationIssue {
     message: `${problem.identifier}: ${problem.message}`,
     code: problem.code,
   };
+}
+
+/**
+ * The error of `incidents.create` when the look-up of its form's metadata failed: it names the
+ * form (a bare 404 of a GET the caller never made says nothing), and the claim was not sent,
+ * whatever the look-up's own outcome.
+ */
+function lookupFailed(error: unknown, form: string): Error {
+  if (error instanceof Error && error.name === 'AbortError') return setOutcome(error, 'not_sent');
+  const why =
+    error instanceof ClaimsApiError && error.status === 404
+      ? `there is no incident form metadata for ${form} (the look-up answered 404)`
+      : `the incident form metadata for ${form} could not be read (${error instanceof ClaimsApiError ? error.status : error instanceof Error ? error.name : String(error)})`;
+  return restate(
+    error,
+    `Cannot check extendedFields: ${why}. The claim was not sent; the look-up's error is the cause.`,
+    'not_sent',
+  );
 }

@@ -1,3 +1,4 @@
+import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
 import { parseInput } from '../internal/parse-input.js';
 import { path } from '../internal/path.js';
 import type { NumericId } from '../schemas/common.js';
@@ -27,10 +28,19 @@ export class Subscriptions extends Resource {
    * @returns `{ subscriptionId, ...any other field the server sent }`.
    * @throws ClaimsValidationError listing every problem; then nothing was sent.
    */
-  async create(
+  create(
     webhookId: NumericId,
     body: SubscriptionCreate,
     options?: BodyCallOptions,
+  ): ClaimsPromise<SubscriptionCreated> {
+    return claimsPromise((sink) => this.#create(webhookId, body, options, sink));
+  }
+
+  async #create(
+    webhookId: NumericId,
+    body: SubscriptionCreate,
+    options: BodyCallOptions | undefined,
+    sink: ResponseSink,
   ): Promise<SubscriptionCreated> {
     const s = await schemas();
     const [, parsed] = parseInput<SubscriptionCreate>([
@@ -47,6 +57,7 @@ export class Subscriptions extends Resource {
         responseSchema: s.SubscriptionCreatedSchema,
       },
       options,
+      sink,
     );
   }
 
@@ -58,7 +69,15 @@ export class Subscriptions extends Resource {
    * @param webhookId the webhook's numeric id (a string of digits is accepted too).
    * @returns every subscription of the webhook, each with its own `isActive`.
    */
-  async list(webhookId: NumericId, options?: CallOptions): Promise<Subscription[]> {
+  list(webhookId: NumericId, options?: CallOptions): ClaimsPromise<Subscription[]> {
+    return claimsPromise((sink) => this.#list(webhookId, options, sink));
+  }
+
+  async #list(
+    webhookId: NumericId,
+    options: CallOptions | undefined,
+    sink: ResponseSink,
+  ): Promise<Subscription[]> {
     const s = await schemas();
     return this.transport.request(
       {
@@ -69,6 +88,7 @@ export class Subscriptions extends Resource {
         responseSchema: s.SubscriptionListSchema,
       },
       options,
+      sink,
     );
   }
 
@@ -81,11 +101,21 @@ export class Subscriptions extends Resource {
    * @returns `undefined` once the server accepted the change (its answer's body is ignored).
    * @throws ClaimsValidationError for an empty or invalid patch; then nothing was sent.
    */
-  async update(
+  update(
     webhookId: NumericId,
     subscriptionId: NumericId,
     patch: SubscriptionPatch,
     options?: BodyCallOptions,
+  ): ClaimsPromise<void> {
+    return claimsPromise((sink) => this.#update(webhookId, subscriptionId, patch, options, sink));
+  }
+
+  async #update(
+    webhookId: NumericId,
+    subscriptionId: NumericId,
+    patch: SubscriptionPatch,
+    options: BodyCallOptions | undefined,
+    sink: ResponseSink,
   ): Promise<void> {
     const s = await schemas();
     const [, , parsed] = parseInput<SubscriptionPatch>([
@@ -103,6 +133,7 @@ export class Subscriptions extends Resource {
         responseBody: 'none',
       },
       options,
+      sink,
     );
   }
 }

@@ -1,3 +1,4 @@
+import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
 import { parseInput } from '../internal/parse-input.js';
 import { path } from '../internal/path.js';
 import type { NumericId } from '../schemas/common.js';
@@ -19,7 +20,16 @@ export class Webhooks extends Resource {
    * @returns `undefined` once the server accepted the change (its answer's body is ignored).
    * @throws ClaimsValidationError for an empty or invalid patch; then nothing was sent.
    */
-  async update(webhookId: NumericId, patch: WebhookPatch, options?: BodyCallOptions): Promise<void> {
+  update(webhookId: NumericId, patch: WebhookPatch, options?: BodyCallOptions): ClaimsPromise<void> {
+    return claimsPromise((sink) => this.#update(webhookId, patch, options, sink));
+  }
+
+  async #update(
+    webhookId: NumericId,
+    patch: WebhookPatch,
+    options: BodyCallOptions | undefined,
+    sink: ResponseSink,
+  ): Promise<void> {
     const s = await schemas();
     const [, body] = parseInput<WebhookPatch>([
       ['webhookId', s.NumericId, webhookId],
@@ -35,6 +45,7 @@ export class Webhooks extends Resource {
         responseBody: 'none',
       },
       options,
+      sink,
     );
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { toPart, type UploadItem } from '../uploads/index.js';
+// inputs.js, not the uploads index: this loads on every runtime, the edge entry's included.
+import { toPart, type UploadItem } from '../uploads/inputs.js';
 import { HttpUrl, UuidString } from './common.js';
 
 /** zod check of an upload item's shape, for `{ file }` attachment references. */

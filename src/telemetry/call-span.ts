@@ -37,6 +37,9 @@ let loading: Promise<CallTracer | undefined> | undefined;
 /** Set when `@opentelemetry/api` could not be loaded: from then on calls run untraced at once. */
 let unavailable = false;
 
+/** What {@link traceCall} is: the transport is given it by the Node entry (its Platform). */
+export type TraceCall = (method: string, route: string) => TracedCall | undefined;
+
 /**
  * The span wrapper for a call of `method` on `route` (a path template such as
  * `/incidents/{incidentId}/events`), or `undefined` when nothing is listening.

@@ -1,6 +1,9 @@
-import { basename } from 'node:path';
-import { Readable } from 'node:stream';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+/**
+ * What callers may give to upload, and its shape check. Free of Node modules (types only): the
+ * edge entry's web multipart and the schemas' `{ file }` check, which loads with every call,
+ * use it as well as the Node entry.
+ */
+import type { Readable } from 'node:stream';
 import { quote } from '../internal/quote.js';
 import { contentTypeFor, isContentType } from './content-types.js';
 
@@ -29,12 +32,16 @@ export interface UploadPath {
 /** One file to upload: a path, `{ path, filename?, contentType? }` or `{ data, filename, contentType? }`. */
 export type UploadItem = string | UploadPath | UploadData;
 
+/**
+ * Where a part's bytes come from. A `readable` is any Node-style stream (a `Readable`, or an
+ * old-style stream the Node uploads wrap in one); only the Node entry can send it.
+ */
 export type Source =
   | { kind: 'path'; path: string }
-  | { kind: 'bytes'; bytes: Buffer }
+  | { kind: 'bytes'; bytes: Uint8Array }
   | { kind: 'blob'; blob: Blob }
   | { kind: 'readable'; stream: Readable }
-  | { kind: 'web'; stream: NodeReadableStream<Uint8Array> };
+  | { kind: 'web'; stream: ReadableStream<Uint8Array> };
 
 /** One upload item, checked and normalised: what its part is called, typed and read from. */
 export interface Part {
@@ -46,8 +53,8 @@ export interface Part {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what it rejects
 const CONTROL_RE = /[\x00-\x1f\x7f]/;
 
+// Duck-typed, not `instanceof Readable`: this file must not load node:stream (edge entry).
 function isNodeReadable(value: unknown): value is Readable {
-  if (value instanceof Readable) return true;
   const v = value as { pipe?: unknown; on?: unknown; read?: unknown } | null;
   return typeof v?.pipe === 'function' && typeof v.on === 'function' && typeof v.read === 'function';
 }
@@ -71,7 +78,7 @@ export function toPart(value: unknown): Part | string[] {
   if (typeof value === 'string') {
     if (value === '') return ['must be a file path, { path }, or { data, filename }, got an empty string'];
     source = { kind: 'path', path: value };
-    filename = basename(value);
+    filename = baseName(value);
   } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const item = value as Record<string, unknown>;
     contentType = item.contentType;
@@ -79,7 +86,7 @@ export function toPart(value: unknown): Part | string[] {
       if ('data' in item && item.data !== undefined) return ['give either path or data, not both'];
       if (typeof item.path !== 'string' || item.path === '') return ['path must be a non-empty string'];
       source = { kind: 'path', path: item.path };
-      filename = item.filename ?? basename(item.path);
+      filename = item.filename ?? baseName(item.path);
     } else if ('data' in item && item.data !== undefined) {
       source = dataSource(item.data, problems);
       filename = item.filename;
@@ -101,18 +108,18 @@ export function toPart(value: unknown): Part | string[] {
 
 function dataSource(data: unknown, problems: string[]): Source | undefined {
   if (data instanceof Uint8Array) {
-    // A view, not a copy: the caller's bytes are sent as they are.
-    return { kind: 'bytes', bytes: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
+    // The caller's bytes as they are, not a copy.
+    return { kind: 'bytes', bytes: data };
   }
   if (data instanceof Blob) return { kind: 'blob', blob: data };
   if (isWebStream(data)) {
     if (data.locked) problems.push('data is a ReadableStream that is locked (already being read)');
-    return { kind: 'web', stream: data as NodeReadableStream<Uint8Array> };
+    return { kind: 'web', stream: data };
   }
   if (isNodeReadable(data)) {
     if (data.destroyed || data.readableEnded || data.errored)
       problems.push('data is a stream that was already read or destroyed');
-    return { kind: 'readable', stream: data instanceof Readable ? data : new Readable().wrap(data) };
+    return { kind: 'readable', stream: data };
   }
   problems.push('data must be a Buffer/Uint8Array, a Blob, a Node Readable or a web ReadableStream');
   return undefined;
@@ -128,4 +135,16 @@ function filenameProblems(filename: unknown): string[] {
     return ['filename must be well-formed Unicode text'];
   }
   return [];
+}
+
+/**
+ * The last segment of a path, as `node:path` `basename` gives it on this platform: `/` always,
+ * and `\\` too on Windows (where drive letters are dropped as well).
+ */
+export function baseName(path: string): string {
+  const windows = (globalThis as { process?: { platform?: string } }).process?.platform === 'win32';
+  const separators = windows ? /[\\/]+/ : /\/+/;
+  const trimmed = windows ? path.replace(/^[A-Za-z]:/, '') : path;
+  const segments = trimmed.split(separators).filter((segment) => segment !== '');
+  return segments[segments.length - 1] ?? '';
 }

@@ -3,25 +3,9 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type FormData from 'form-data';
 import { fileStreamOpener } from './file.js';
 import type { Part, Source } from './inputs.js';
+import { partHeader } from './parts.js';
+import { progressCounter, type UploadProgressListener } from './progress.js';
 import { type SourceState, sourceFailureError } from './source-failure.js';
-
-/**
- * The part's `Content-Disposition`: form name empty (spec 4.1). `filename` is quoted the way
- * browsers do it (UTF-8, `"` as `%22`), which servers read back inconsistently for anything
- * beyond plain ASCII: busboy reads it as latin1, nothing turns `%22` back into a quote. So a
- * name that is not plain ASCII also gets an RFC 5987 `filename*`, which busboy, ASP.NET,
- * Go and Python parsers prefer and decode exactly.
- */
-export function contentDisposition(filename: string): string {
-  const quoted = filename.replace(/"/g, '%22');
-  const header = `form-data; name=""; filename="${quoted}"`;
-  if (/^[\x20-\x7e]*$/.test(filename) && !/["%\\]/.test(filename)) return header;
-  const encoded = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `${header}; filename*=UTF-8''${encoded}`;
-}
 
 // Buffers are handed on in slices so the transport's progress timeout sees steady writes.
 const BYTES_CHUNK = 1024 * 1024;
@@ -36,6 +20,7 @@ export async function openMultipart(
   parts: readonly Part[],
   sizes: ReadonlyArray<number | undefined>,
   state: SourceState,
+  onProgress?: UploadProgressListener,
 ): Promise<{ stream: Readable; headers: Record<string, string> }> {
   // form-data (and its mime table) loads node:fs at require time: import it only when uploading.
   const { default: FormDataClass } = await import('form-data');
@@ -50,10 +35,9 @@ export async function openMultipart(
   const sources = new Set<Readable>();
   const body = new MultipartStream(form, sources);
   state.current = body;
+  const counter = onProgress ? progressCounter(onProgress, sizes) : undefined;
   for (const [i, part] of parts.entries()) {
-    const header =
-      `--${boundary}\r\nContent-Disposition: ${contentDisposition(part.filename)}\r\n` +
-      `Content-Type: ${part.contentType}\r\n\r\n`;
+    const header = partHeader(boundary, part);
     const given = part.source.kind === 'readable' ? part.source.stream : undefined;
     if (given) sources.add(given);
     // A function is combined-stream's lazy stream: it is called when the part's turn comes,
@@ -65,6 +49,8 @@ export async function openMultipart(
         sources.add(stream);
         state.watch(stream, part.filename);
       }
+      // A second 'data' listener beside form-data's pipe: it only counts, the pipe keeps the pace.
+      if (counter) stream.on('data', counter(i, part.filename));
       next(stream);
     };
     form.append('', lazy, { header, knownLength: sizes[i] ?? 0 });
@@ -86,11 +72,12 @@ function openSource(source: Source, openFile: OpenFile | undefined): Readable {
     case 'readable':
       return source.stream;
     case 'web':
-      return Readable.fromWeb(source.stream);
+      return Readable.fromWeb(source.stream as NodeReadableStream<Uint8Array>);
   }
 }
 
-function* slices(bytes: Buffer): Generator<Buffer> {
+// Views, not copies: a non-object-mode Readable takes a Uint8Array chunk as a Buffer over it.
+function* slices(bytes: Uint8Array): Generator<Uint8Array> {
   for (let start = 0; start < bytes.byteLength; start += BYTES_CHUNK) {
     yield bytes.subarray(start, start + BYTES_CHUNK);
   }

@@ -1,8 +1,11 @@
+import { Readable } from 'node:stream';
 import { ClaimsValidationError, type ValidationIssue } from '../errors.js';
 import type { StreamBody } from '../transport.js';
 import { statFile } from './file.js';
-import { type Part, type Source, toPart } from './inputs.js';
+import type { Part, Source } from './inputs.js';
 import { openMultipart } from './multipart-stream.js';
+import { checkItems } from './parts.js';
+import type { UploadProgressListener } from './progress.js';
 import { SourceState } from './source-failure.js';
 
 /** A checked upload, ready to send: the multipart body and what the answer must match. */
@@ -16,6 +19,16 @@ export interface PreparedUpload {
 }
 
 /**
+ * Checks upload items and builds their multipart body: {@link prepareUpload} on Node, the edge
+ * entry's `prepareWebUpload` (web streams) elsewhere.
+ */
+export type PrepareUpload = (
+  items: readonly unknown[],
+  issuePath: (index: number) => string,
+  onProgress?: UploadProgressListener,
+) => Promise<PreparedUpload>;
+
+/**
  * Checks upload items before anything is sent and builds their multipart body. Paths are
  * opened and stat-ed here (missing, a directory, unreadable: all reported at once), so a
  * bad path is a `ClaimsValidationError` and never a half-sent request.
@@ -25,29 +38,9 @@ export interface PreparedUpload {
 export async function prepareUpload(
   items: readonly unknown[],
   issuePath: (index: number) => string,
+  onProgress?: UploadProgressListener,
 ): Promise<PreparedUpload> {
-  const issues: ValidationIssue[] = [];
-  const parts: Part[] = [];
-  const oneShot = new Set<unknown>();
-  for (const [i, item] of items.entries()) {
-    const part = toPart(item);
-    if (Array.isArray(part)) {
-      for (const message of part) issues.push({ path: issuePath(i), message });
-      continue;
-    }
-    const { source } = part;
-    if (source.kind === 'readable' || source.kind === 'web') {
-      if (oneShot.has(source.stream)) {
-        issues.push({
-          path: issuePath(i),
-          message: 'the same stream is given twice; it can be read only once',
-        });
-      }
-      oneShot.add(source.stream);
-    }
-    parts.push(part);
-  }
-  if (issues.length > 0) throw new ClaimsValidationError(issues);
+  const parts = checkItems(items, issuePath).map(asNodeReadable);
 
   // Checked in parallel; problems are reported in the order of the items, not of completion.
   const found: ValidationIssue[][] = parts.map(() => []);
@@ -64,9 +57,17 @@ export async function prepareUpload(
   }
   const body: StreamBody = {
     replayable: parts.every((p) => p.source.kind !== 'readable' && p.source.kind !== 'web'),
-    open: () => openMultipart(parts, sizes, state),
+    open: () => openMultipart(parts, sizes, state, onProgress),
   };
   return { body, filenames: parts.map((p) => p.filename), sourceFailure: () => state.failure };
+}
+
+/** The part with an old-style stream (`pipe`/`on`/`read`, not a `Readable`) wrapped in a `Readable`. */
+function asNodeReadable(part: Part): Part {
+  const { source } = part;
+  if (source.kind !== 'readable' || source.stream instanceof Readable) return part;
+  const wrapped = new Readable().wrap(source.stream as NodeJS.ReadableStream);
+  return { ...part, source: { kind: 'readable', stream: wrapped } };
 }
 
 /** The byte size of a source, `undefined` when only reading it would tell (a stream). */

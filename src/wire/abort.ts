@@ -1,11 +1,12 @@
 import { type Outcome, setOutcome } from '../outcome.js';
+import type { WireSignal } from './types.js';
 
 /**
  * The platform's `AbortError` for a caller's abort, keeping the signal's reason as `cause`.
  * A fresh one per call, never the signal's own reason: calls sharing one signal may each have
  * a different outcome, and the caller's object is not ours to mark.
  */
-export function abortError(signal: AbortSignal, outcome: Outcome = 'not_sent'): Error {
+export function abortError(signal: AbortSignal | WireSignal, outcome: Outcome = 'not_sent'): Error {
   const reason: unknown = signal.reason;
   const error = new DOMException('The operation was aborted', 'AbortError');
   if (reason !== undefined) Object.defineProperty(error, 'cause', { value: reason, configurable: true });

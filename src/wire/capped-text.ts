@@ -1,6 +1,9 @@
+import { concatBytes, utf8 } from '../internal/bytes.js';
+
 /**
  * A body's bytes collected up to a cap, then decoded once as UTF-8: the one capped reading that
- * both wires do (each feeds it the chunks its own stream type yields).
+ * both wires do (each feeds it the chunks its own stream type yields). No `Buffer`: the fetch
+ * wire runs on edge runtimes too.
  */
 export class CappedText {
   readonly #chunks: Uint8Array[] = [];
@@ -17,8 +20,7 @@ export class CappedText {
 
   /** The text read; when over the cap, only its first `maxBytes` bytes. */
   result(): { text: string; truncated: boolean } {
-    const all = Buffer.concat(this.#chunks);
     const truncated = this.#size > this.maxBytes;
-    return { text: (truncated ? all.subarray(0, this.maxBytes) : all).toString('utf8'), truncated };
+    return { text: utf8(concatBytes(this.#chunks, this.maxBytes)), truncated };
   }
 }

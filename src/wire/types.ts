@@ -1,5 +1,17 @@
 import type { Readable } from 'node:stream';
 
+/**
+ * A streamed request body: a Node `Readable` (the Node entry's multipart) or a web stream (the
+ * edge entry's). Both can be destroyed, which the transport does when an attempt fails.
+ */
+export type StreamedBody = Readable | WebStreamBody;
+
+/** A web `ReadableStream` body; `destroy()` cancels it and the sources it reads. */
+export interface WebStreamBody {
+  readonly web: ReadableStream<Uint8Array>;
+  destroy(error?: Error): void;
+}
+
 /** One HTTP attempt, as the transport hands it to a wire. */
 export interface WireRequest {
   /** The full URL. */
@@ -11,10 +23,23 @@ export interface WireRequest {
   method: string;
   headers: Record<string, string>;
   /** A JSON string, a stream (multipart upload) or nothing. */
-  body: string | Readable | undefined;
-  signal: AbortSignal | undefined;
+  body: string | StreamedBody | undefined;
+  /** The call's own signal: aborts on the caller's abort, the deadline or a stall. */
+  signal: WireSignal;
   /** Longest time without progress: waiting for headers, or between body chunks. */
   timeoutMs: number;
+}
+
+/**
+ * The part of `AbortSignal` a wire may use. The call's signal is not a platform one (a platform
+ * `AbortController` per request cost a quarter of the throughput); undici accepts it, as it
+ * takes any object with `addEventListener`.
+ */
+export interface WireSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
 }
 
 /** The answer's head; the body is read by one of the methods, exactly once. */

@@ -1,10 +1,11 @@
+import type { Readable } from 'node:stream';
 import type { Dispatcher, request as undiciRequest } from 'undici';
 import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
 import { CappedText } from './capped-text.js';
 import { OwnDispatcher } from './dispatcher.js';
-import type { Wire, WireResponse } from './types.js';
+import type { Wire, WireResponse, WireSignal } from './types.js';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
@@ -36,8 +37,10 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
         path: req.path,
         method: req.method as Dispatcher.HttpMethod,
         headers: copyHeaders ? { ...req.headers } : req.headers,
-        body: req.body,
-        signal: req.signal,
+        // Only the Node entry uses this wire, and its uploads are Node streams, never web ones.
+        body: req.body as string | Readable | undefined,
+        // undici takes any object with addEventListener (it checks for it, not for AbortSignal).
+        signal: req.signal as unknown as AbortSignal,
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
       });
@@ -59,7 +62,7 @@ class UndiciResponse implements WireResponse {
     readonly status: number,
     private readonly rawHeaders: UndiciHeaders,
     private readonly body: UndiciBody,
-    private readonly req: { signal: AbortSignal | undefined; timeoutMs: number },
+    private readonly req: { signal: WireSignal; timeoutMs: number },
   ) {}
 
   headers(): Record<string, string> {
@@ -88,8 +91,8 @@ class UndiciResponse implements WireResponse {
   }
 }
 
-function translate(error: unknown, signal: AbortSignal | undefined, timeoutMs: number): Error {
-  if (signal?.aborted) return abortError(signal);
+function translate(error: unknown, signal: WireSignal, timeoutMs: number): Error {
+  if (signal.aborted) return abortError(signal);
   const code = (error as { code?: unknown }).code;
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
     // Connecting is bounded by the dispatcher's connect timeout (undici's default: 10 s), not timeoutMs.

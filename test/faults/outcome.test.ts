@@ -1,11 +1,15 @@
 /**
  * Every failure says what the server may have done with the call (`outcome`, `outcomeOf`), on
- * both wires: the one witness a caller has, since the API cannot read a claim back.
+ * both wires and on the edge build (the runtime's fetch, web-stream uploads): the one witness
+ * a caller has, since the API cannot read a claim back.
  */
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import type { ClaimsClientOptions } from '../../src/client.js';
+import { ClaimsClient as EdgeClient } from '../../src/edge.js';
 import {
   ClaimsApiError,
+  type ClaimsClient,
   ClaimsConnectionError,
   ClaimsError,
   ClaimsResponseValidationError,
@@ -22,8 +26,25 @@ import {
   rawAnswer,
   rawFaultServer,
   scenario,
+  TOKEN,
   WIRES,
 } from './fault-server.js';
+
+type MakeClient = (url: string, options?: Partial<ClaimsClientOptions>) => ClaimsClient | EdgeClient;
+
+/** The Node entry on each wire, and the edge entry (what workerd, Deno and Bun load). */
+const CLIENTS: ReadonlyArray<{ name: string; make: MakeClient }> = [
+  ...WIRES.map(({ name, options }) => ({
+    name,
+    make: (url: string, extra: Partial<ClaimsClientOptions> = {}) =>
+      makeClient(url, { ...options, ...extra }),
+  })),
+  {
+    name: 'edge build',
+    make: (url, extra = {}) =>
+      new EdgeClient({ baseUrl: url, accessToken: TOKEN, timeoutMs: 200, maxRetries: 2, ...extra }),
+  },
+];
 
 const MAY = 'the request may have been processed';
 
@@ -66,12 +87,12 @@ describe('outcomeOf', () => {
   });
 });
 
-describe.each(WIRES)('$name', ({ options: wire }) => {
+describe.each(CLIENTS)('$name', ({ make }) => {
   it('validation error: not_sent, nothing reaches the server', async () => {
     await scenario(
       httpFaultServer((_hit, _req, res) => send(res, 201, '{"incidentId":"I-1"}')),
       async (server) => {
-        const client = makeClient(server.url, wire);
+        const client = make(server.url);
         const { error } = await failure(() => client.incidents.create({ ...incident, incidentDate: 'nope' }));
         expect(error).toBeInstanceOf(ClaimsValidationError);
         expect(outcomeOf(error)).toBe('not_sent');
@@ -82,7 +103,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
 
   it('connection refused: not_sent, and the message does not say it may have been processed', async () => {
     const port = await closedPort();
-    const client = makeClient(`http://127.0.0.1:${port}`, { ...wire, maxRetries: 1 });
+    const client = make(`http://127.0.0.1:${port}`, { maxRetries: 1 });
     const { error } = await failure(() => client.incidents.create(incident));
     expect(error).toBeInstanceOf(ClaimsConnectionError);
     expect(outcomeOf(error)).toBe('not_sent');
@@ -96,7 +117,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
         send(res, status, '{"message":"no"}');
       }),
       async (server) => {
-        const client = makeClient(server.url, wire);
+        const client = make(server.url);
         const { error } = await failure(() => client.incidents.create(incident));
         expect(error).toBeInstanceOf(ClaimsApiError);
         expect(outcomeOf(error)).toBe('rejected');
@@ -113,7 +134,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
         send(res, 429, '{}', { 'retry-after': '0' });
       }),
       async (server) => {
-        const client = makeClient(server.url, { ...wire, maxRetries: 1 });
+        const client = make(server.url, { maxRetries: 1 });
         const { error } = await failure(() => client.incidents.create(incident));
         expect(outcomeOf(error)).toBe('rejected');
         expect(server.hits).toHaveLength(2);
@@ -125,7 +146,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
     await scenario(
       httpFaultServer((_hit, _req, res) => send(res, 503, '{"message":"down"}')),
       async (server) => {
-        const client = makeClient(server.url, wire);
+        const client = make(server.url);
         const { error } = await failure(() => client.incidents.create(incident));
         expect(outcomeOf(error)).toBe('unknown');
         expect((error as Error).message).toContain(MAY);
@@ -140,7 +161,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
     await scenario(
       httpFaultServer((_hit, _req, res) => send(res, n++ === 0 ? 503 : 404, '{}', { 'retry-after': '0' })),
       async (server) => {
-        const client = makeClient(server.url, { ...wire, maxRetries: 1 });
+        const client = make(server.url, { maxRetries: 1 });
         const { error } = await failure(() => client.subscriptions.list(1));
         expect((error as ClaimsApiError).status).toBe(404);
         expect(outcomeOf(error)).toBe('unknown');
@@ -153,7 +174,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
     await scenario(
       rawFaultServer((_hit, socket) => socket.destroy()),
       async (server) => {
-        const client = makeClient(server.url, wire);
+        const client = make(server.url);
         const { error } = await failure(() => client.incidents.create(incident));
         expect(error).toBeInstanceOf(ClaimsConnectionError);
         expect(outcomeOf(error)).toBe('unknown');
@@ -167,7 +188,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
     await scenario(
       httpFaultServer(() => undefined),
       async (server) => {
-        const client = makeClient(server.url, { ...wire, timeoutMs: 150 });
+        const client = make(server.url, { timeoutMs: 150 });
         const { error } = await failure(() => client.incidents.create(incident));
         expect(error).toBeInstanceOf(ClaimsTimeoutError);
         expect(outcomeOf(error)).toBe('unknown');
@@ -183,7 +204,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
         );
       }),
       async (server) => {
-        const client = makeClient(server.url, wire);
+        const client = make(server.url);
         const { error } = await failure(() => client.incidents.create(incident));
         expect(error).toBeInstanceOf(ClaimsConnectionError);
         expect(outcomeOf(error)).toBe('unknown');
@@ -195,7 +216,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
     await scenario(
       rawFaultServer((_hit, socket) => rawAnswer(socket, 201, '{"id":"x"}')),
       async (server) => {
-        const client = makeClient(server.url, wire);
+        const client = make(server.url);
         const { error } = await failure(() => client.incidents.create(incident));
         expect(error).toBeInstanceOf(ClaimsResponseValidationError);
         expect(outcomeOf(error)).toBe('processed');
@@ -207,10 +228,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
     await scenario(
       httpFaultServer((_hit, _req, res) => send(res, 201, '{"incidentId":"I-1"}')),
       async (server) => {
-        const client = makeClient(server.url, {
-          ...wire,
-          accessToken: () => Promise.reject(new Error('vault down')),
-        });
+        const client = make(server.url, { accessToken: () => Promise.reject(new Error('vault down')) });
         const { error } = await failure(() => client.incidents.create(incident));
         expect(outcomeOf(error)).toBe('not_sent');
         expect(server.hits).toHaveLength(0);
@@ -222,7 +240,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
     await scenario(
       httpFaultServer(() => undefined),
       async (server) => {
-        const client = makeClient(server.url, { ...wire, timeoutMs: 5_000 });
+        const client = make(server.url, { timeoutMs: 5_000 });
         const early = new AbortController();
         early.abort();
         const before = await failure(() => client.incidents.create(incident, { signal: early.signal }));
@@ -245,7 +263,7 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
     await scenario(
       httpFaultServer(() => undefined),
       async (server) => {
-        const client = makeClient(server.url, { ...wire, timeoutMs: 5_000 });
+        const client = make(server.url, { timeoutMs: 5_000 });
         const shared = new AbortController();
         const sent = failure(() => client.incidents.create(incident, { signal: shared.signal }));
         while (server.hits.length === 0) await new Promise((r) => setTimeout(r, 5));

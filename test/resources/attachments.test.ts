@@ -8,6 +8,7 @@ import {
   ClaimsResponseValidationError,
   ClaimsValidationError,
   InternalServerError,
+  outcomeOf,
   type UploadItem,
 } from '../../src/index.js';
 import { event, incident, uuid } from '../helpers/fixtures.js';
@@ -196,14 +197,34 @@ describe('{ file } attachment references', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('does not create the incident when the upload fails', async () => {
+  it('does not create the incident when the upload fails: not_sent, the upload error as cause', async () => {
     server.handle((req, res) => json(res, req.path === '/attachments' ? 500 : 201, { incidentId: 'X' }));
-    await expect(
-      client().incidents.create({
+    const error = await client()
+      .incidents.create({
         ...incident,
         attachments: [{ file: { data: Buffer.from('a'), filename: 'a' } }],
-      }),
-    ).rejects.toBeInstanceOf(InternalServerError);
+      })
+      .catch((e: unknown) => e);
+    // The upload's class and status, restated for the incident that was not sent.
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect((error as InternalServerError).status).toBe(500);
+    expect((error as Error).message).toMatch(
+      /^The incident was not sent: uploading its \{ file \} attachments failed/,
+    );
+    expect(outcomeOf(error)).toBe('not_sent');
+    // The upload itself may have been processed: its own error says so.
+    expect((error as Error).cause).toBeInstanceOf(InternalServerError);
+    expect(outcomeOf((error as Error).cause)).toBe('unknown');
+    expect(server.requests.map((r) => r.path)).toEqual(['/attachments']);
+  });
+
+  it('does not create the event when the upload fails', async () => {
+    server.handle((req, res) => json(res, req.path === '/attachments' ? 500 : 201, {}));
+    const error = await client()
+      .events.create('I-1', { ...event, attachments: [{ file: { data: Buffer.from('a'), filename: 'a' } }] })
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^The event was not sent/);
+    expect(outcomeOf(error)).toBe('not_sent');
     expect(server.requests.map((r) => r.path)).toEqual(['/attachments']);
   });
 });

@@ -8,6 +8,8 @@ import {
   ClaimsValidationError,
   extendedFieldsFrom,
   InternalServerError,
+  NotFoundError,
+  outcomeOf,
 } from '../../src/index.js';
 import { causeOfLoss, incident, policeReference } from '../helpers/fixtures.js';
 import { json, type Recorded, useRecordingServer } from '../helpers/recording-server.js';
@@ -187,11 +189,17 @@ describe('incidents.create with extendedFields', () => {
     expect(gets()).toHaveLength(2);
   });
 
-  it('rejects with the look-up error and sends nothing; the next create asks again', async () => {
+  it('rejects naming the form, the look-up error as cause, not_sent; the next create asks again', async () => {
     metadata = (res) => json(res, 503, { message: 'metadata down' });
     const c = client();
-    await expect(c.incidents.create({ ...incident, extendedFields: valid })).rejects.toBeInstanceOf(
-      InternalServerError,
+    const error = await c.incidents.create({ ...incident, extendedFields: valid }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect((error as Error).cause).toBeInstanceOf(InternalServerError);
+    // The GET may have been processed; the claim surely was not sent.
+    expect(outcomeOf((error as Error).cause)).toBe('unknown');
+    expect(outcomeOf(error)).toBe('not_sent');
+    expect((error as Error).message).toContain(
+      `the incident form metadata for programme "${incident.programmeCode}", policy type "${incident.policyTypeCode}", country "${incident.policyCountry}" could not be read (503)`,
     );
     expect(posts()).toHaveLength(0);
     metadata = (res) => json(res, 200, form);
@@ -202,9 +210,33 @@ describe('incidents.create with extendedFields', () => {
 
   it('rejects when the metadata answer breaks the schema, and sends nothing', async () => {
     metadata = (res) => json(res, 200, [{ name: 'no identifier' }]);
-    await expect(client().incidents.create({ ...incident, extendedFields: valid })).rejects.toBeInstanceOf(
-      ClaimsResponseValidationError,
+    const error = await client()
+      .incidents.create({ ...incident, extendedFields: valid })
+      .catch((e: unknown) => e);
+    expect((error as Error).cause).toBeInstanceOf(ClaimsResponseValidationError);
+    expect(outcomeOf(error)).toBe('not_sent');
+    expect(posts()).toHaveLength(0);
+  });
+
+  it.each([
+    ['undici wire', {}],
+    ['fetch wire', { fetch: globalThis.fetch }],
+  ])('%s: a 404 look-up says the form has no metadata, the 404 as cause, not_sent', async (_wire, extra) => {
+    metadata = (res) => json(res, 404, { message: 'Not Found' });
+    const error = await client(extra)
+      .incidents.create({ ...incident, extendedFields: valid })
+      .catch((e: unknown) => e);
+    // The look-up's class and status, as the contract has it, restated for the create.
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as NotFoundError).status).toBe(404);
+    expect((error as Error).cause).toBeInstanceOf(NotFoundError);
+    expect((error as Error).cause).not.toBe(error);
+    expect(outcomeOf((error as Error).cause)).toBe('rejected');
+    expect(outcomeOf(error)).toBe('not_sent');
+    expect((error as Error).message).toContain(
+      `there is no incident form metadata for programme "${incident.programmeCode}", policy type "${incident.policyTypeCode}", country "${incident.policyCountry}"`,
     );
+    expect((error as Error).message).not.toContain(TOKEN);
     expect(posts()).toHaveLength(0);
   });
 

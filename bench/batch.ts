@@ -1,0 +1,189 @@
+/**
+ * Batch bench: files BATCH_BENCH_CLAIMS claims (default 10,000) at concurrency 16 against a
+ * local server (its own process) with `fileClaims` and its journal on (fsync after `sending`
+ * and after the result, group-committed), versus a plain Promise.all pool of 16 making the same
+ * `incidents.create` calls with no journal. Rounds alternate A B B A so load from elsewhere
+ * hits both alike; the throughput ratio is taken per round. Target: ≥ 0.9.
+ *
+ * Then the same against a server that answers after BATCH_BENCH_LATENCY_MS (default 20 ms, on
+ * BATCH_BENCH_LATENCY_CLAIMS claims, default 2,000), as a real API does.
+ *
+ * Also measured, without any network: the journal's own cost per claim (two durable records),
+ * at concurrency 16 (group commit) and 1 (one fdatasync per record).
+ *
+ * Writes `.bench-tmp/batch.json`. Exits 0 even when the target is missed (the JSON says so).
+ *   npx tsx bench/batch.ts          BATCH_BENCH_CLAIMS=2000 BATCH_BENCH_ROUNDS=2 npx tsx bench/batch.ts
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as Batch from '../src/batch/index.js';
+import type * as Sdk from '../src/index.js';
+import { ensureBuilt, machine, median, ROOT, round, startServerProcess, stop } from './lib/common.js';
+
+const CLAIMS = positiveInt('BATCH_BENCH_CLAIMS', 10_000);
+const ROUNDS = positiveInt('BATCH_BENCH_ROUNDS', 3);
+const CONCURRENCY = 16;
+const TARGET_RATIO = 0.9;
+/** A second comparison against a server that takes this long per claim, as a real API does. */
+const LATENCY_MS = positiveInt('BATCH_BENCH_LATENCY_MS', 20);
+const LATENCY_CLAIMS = positiveInt('BATCH_BENCH_LATENCY_CLAIMS', 2_000);
+const TMP = join(ROOT, '.bench-tmp');
+const OUT_FILE = join(TMP, 'batch.json');
+
+function positiveInt(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+const incident = (i: number) => ({
+  programmeCode: 'PRG-HOME',
+  policyCountry: 'GB',
+  policyTypeCode: 'HOME-STD',
+  incidentDate: '2026-11-02',
+  description: `Kitchen fire, smoke damage to the ceiling and the east wall; claim ${i}.`,
+});
+const makeClaims = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ key: `B-${i}`, incident: incident(i) }));
+type Claims = ReturnType<typeof makeClaims>;
+
+async function plainPool(client: Sdk.ClaimsClient, claims: Claims): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < claims.length)
+      await client.incidents.create((claims[next++] as (typeof claims)[0]).incident);
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return performance.now() - started;
+}
+
+async function withJournal(
+  client: Sdk.ClaimsClient,
+  batch: typeof Batch,
+  claims: Claims,
+  round: number,
+): Promise<number> {
+  const journal = join(TMP, `batch-bench-${round}.journal`);
+  await rm(journal, { force: true });
+  const started = performance.now();
+  let filed = 0;
+  for await (const result of batch.fileClaims(client, claims, { journal, concurrency: CONCURRENCY })) {
+    if (result.state === 'filed') filed++;
+  }
+  const ms = performance.now() - started;
+  await rm(journal, { force: true });
+  if (filed !== claims.length) throw new Error(`only ${filed} of ${claims.length} filed`);
+  return ms;
+}
+
+/** The journal alone: `sending` then `filed` for every claim, durable, `concurrency` at a time. */
+async function journalOnly(batch: typeof Batch, concurrency: number, count: number): Promise<number> {
+  const path = join(TMP, `journal-only-${concurrency}.journal`);
+  await rm(path, { force: true });
+  const journal = await batch.Journal.open(path);
+  const at = new Date().toISOString();
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < count) {
+      const key = `J-${next++}`;
+      await journal.begin({ key, state: 'sending', bodyHash: 'x'.repeat(43), at });
+      await journal.write({ key, state: 'filed', bodyHash: 'x'.repeat(43), at, incidentId: 'INC-000123' });
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const ms = performance.now() - started;
+  await journal.close();
+  await rm(path, { force: true });
+  return (ms * 1000) / count;
+}
+
+interface Comparison {
+  serverDelayMs: number;
+  claims: number;
+  plainRps: number;
+  batchRps: number;
+  ratio: number;
+}
+
+/** Both sides, rounds alternating A B B A / B A A B, against a server answering after `delayMs`. */
+async function compare(
+  sdk: typeof Sdk,
+  batch: typeof Batch,
+  delayMs: number,
+  count: number,
+  rounds: number,
+): Promise<Comparison> {
+  process.env.BENCH_SERVER_DELAY_MS = String(delayMs);
+  const server = await startServerProcess(fileURLToPath(new URL('./lib/api-server.mjs', import.meta.url)), 1);
+  try {
+    const client = new sdk.ClaimsClient({ baseUrl: server.url, accessToken: 'tok_bench_0123456789abcdef' });
+    const claims = makeClaims(count);
+    // Warm-up: JIT and a full connection pool, both sides.
+    await plainPool(client, claims.slice(0, 2_000));
+    await withJournal(client, batch, claims.slice(0, 2_000), -1);
+    const ratios: number[] = [];
+    const plainRps: number[] = [];
+    const batchRps: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const order =
+        r % 2 === 0
+          ? (['plain', 'batch', 'batch', 'plain'] as const)
+          : (['batch', 'plain', 'plain', 'batch'] as const);
+      const ms: Record<'plain' | 'batch', number[]> = { plain: [], batch: [] };
+      for (const [i, side] of order.entries()) {
+        ms[side].push(
+          side === 'plain'
+            ? await plainPool(client, claims)
+            : await withJournal(client, batch, claims, r * 4 + i),
+        );
+      }
+      const p = count / (median(ms.plain) / 1000);
+      const b = count / (median(ms.batch) / 1000);
+      plainRps.push(p);
+      batchRps.push(b);
+      ratios.push(b / p);
+      process.stdout.write(
+        `server delay ${delayMs} ms, round ${r + 1}: plain pool ${round(p)} claims/s, fileClaims+journal ${round(b)} claims/s, ratio ${round(b / p, 3)}\n`,
+      );
+    }
+    return {
+      serverDelayMs: delayMs,
+      claims: count,
+      plainRps: round(median(plainRps)),
+      batchRps: round(median(batchRps)),
+      ratio: round(median(ratios), 3),
+    };
+  } finally {
+    await stop(server.child);
+  }
+}
+
+async function main(): Promise<void> {
+  ensureBuilt();
+  await mkdir(TMP, { recursive: true });
+  const sdk = (await import('../dist/index.js' as string)) as typeof Sdk;
+  const batch = (await import('../dist/batch/index.js' as string)) as typeof Batch;
+  const instant = await compare(sdk, batch, 0, CLAIMS, ROUNDS);
+  const withLatency = await compare(sdk, batch, LATENCY_MS, LATENCY_CLAIMS, 2);
+  const journalUs16 = await journalOnly(batch, CONCURRENCY, Math.min(CLAIMS, 5_000));
+  const journalUs1 = await journalOnly(batch, 1, Math.min(CLAIMS, 500));
+  const result = {
+    machine: machine(),
+    claims: CLAIMS,
+    concurrency: CONCURRENCY,
+    rounds: ROUNDS,
+    plainRps: instant.plainRps,
+    batchRps: instant.batchRps,
+    ratio: instant.ratio,
+    withLatency,
+    journalUsPerClaim: { concurrency16: round(journalUs16), concurrency1: round(journalUs1) },
+    target: { ratio: TARGET_RATIO, met: instant.ratio >= TARGET_RATIO },
+  };
+  await writeFile(OUT_FILE, `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}
+
+await main();

@@ -1,0 +1,27 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * SHA-256 (base64url) of a claim's body as canonical JSON: object keys sorted, so the same
+ * claim written with its fields in another order hashes the same. Binary data hashes by its
+ * bytes; a stream (which cannot be read twice) by its place only.
+ */
+export function bodyHash(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('base64url');
+}
+
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') {
+    return value === undefined ? 'null' : (JSON.stringify(value) ?? 'null');
+  }
+  if (value instanceof Uint8Array) {
+    return JSON.stringify({ $bytes: createHash('sha256').update(value).digest('base64url') });
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const plain = Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null;
+  if (!plain) return JSON.stringify({ $object: Object.prototype.toString.call(value) });
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record)
+    .filter((k) => record[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
+}

@@ -1,0 +1,25 @@
+import * as zlib from 'node:zlib';
+
+/** CRC-32 (IEEE), for the journal's per-line checksum. */
+const TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/** `zlib.crc32` (native) where Node has it (20.15 and later), else the table below. */
+const native = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+
+export function crc32(bytes: Uint8Array): number {
+  return native ? native(bytes) : crc32InJs(bytes);
+}
+
+export function crc32InJs(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) crc = (TABLE[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}

@@ -1,0 +1,27 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * One pause for a whole batch: when any call is told to slow down (429, `Retry-After`), no
+ * claim of the batch is sent until the asked time has passed.
+ */
+export class RateGate {
+  #until = 0;
+
+  /** Holds every send for `ms` from now (a longer pause already set stays). */
+  pause(ms: number): void {
+    this.#until = Math.max(this.#until, Date.now() + ms);
+  }
+
+  /** Resolves when sending is allowed; false when `signal` aborted the wait. */
+  async ready(signal: AbortSignal | undefined): Promise<boolean> {
+    for (let left = this.#until - Date.now(); left > 0; left = this.#until - Date.now()) {
+      if (signal?.aborted) return false;
+      try {
+        await sleep(left, undefined, { signal });
+      } catch {
+        return false;
+      }
+    }
+    return !signal?.aborted;
+  }
+}

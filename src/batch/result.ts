@@ -1,0 +1,53 @@
+/** A key's state as reported to the user (a `sending` record reads as `unknown`). */
+export type ClaimState = 'filed' | 'rejected' | 'unknown' | 'not_sent';
+
+/**
+ * What this run did with a claim.
+ * - `sent`: sent now; `state` is how it ended.
+ * - `already_filed`: filed by an earlier run (its `incidentId` given); not sent.
+ * - `needs_review`: an earlier POST may have filed it (`sending` or `unknown` in the journal);
+ *   not sent until resolved (`Journal.resolve`, `claims journal resolve`).
+ * - `conflict`: filed earlier with a different body; not sent.
+ * - `unchanged_rejection`: refused earlier and its body has not changed; not sent.
+ * - `aborted`: still queued when the batch was stopped; not sent.
+ * - `upload_failed`: a `{ file }` attachment could not be uploaded; the claim was not sent.
+ * - `taken_elsewhere`: a shared journal says another machine took the key first.
+ */
+export type ClaimNote =
+  | 'sent'
+  | 'already_filed'
+  | 'needs_review'
+  | 'conflict'
+  | 'unchanged_rejection'
+  | 'aborted'
+  | 'upload_failed'
+  | 'taken_elsewhere';
+
+/** One claim's result: one per input line, in the order they settle. */
+export interface ClaimResult {
+  key: string;
+  /** 1-based line (or position) of the claim in the input. */
+  line: number;
+  state: ClaimState;
+  note: ClaimNote;
+  incidentId?: string;
+  requestId?: string;
+  /** HTTP status of a refusal (or of the answer that left the claim `unknown`). */
+  status?: number;
+  /** The server's answer body for `rejected`. */
+  problems?: unknown;
+  /** What went wrong or what to do, in words. */
+  error?: string;
+}
+
+/** Progress of a batch, given to `onProgress` after every settled claim. */
+export interface BatchProgress {
+  /** Claims settled so far (sent, skipped or not sent). */
+  done: number;
+  /** Claims in the batch. */
+  total: number;
+  /** POSTs under way. */
+  inFlight: number;
+  /** Settled claims by state. */
+  counts: Record<ClaimState, number>;
+}

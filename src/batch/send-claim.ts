@@ -1,0 +1,55 @@
+import type { ClaimsClientBase as ClaimsClient } from '../client.js';
+import { ClaimsApiError, ClaimsConnectionError, RateLimitError } from '../errors.js';
+import { errorMessage } from '../internal/error-message.js';
+import { outcomeOf } from '../outcome.js';
+import type { IncidentCreate } from '../schemas/incidents.js';
+import type { JournalRecord } from './record.js';
+
+/**
+ * Sends one claim, once: no retry inside the SDK, so that the batch runner sees every 429 and
+ * can slow the whole batch, and so that the only network call is the POST itself (extended
+ * fields were checked, and `{ file }` references uploaded, before the `sending` record).
+ */
+export async function postClaim(
+  client: ClaimsClient,
+  incident: IncidentCreate,
+): Promise<{ incidentId: string; requestId: string | undefined }> {
+  const { data, requestId } = await client.incidents
+    .create(incident, { maxRetries: 0, checkExtendedFields: false })
+    .withResponse();
+  return { incidentId: data.incidentId, requestId };
+}
+
+/**
+ * Whether a failed POST provably did not reach the server and may be sent again now: a 429,
+ * or a connection that could not be opened.
+ */
+export function isResendable(error: unknown): boolean {
+  if (error instanceof RateLimitError) return true;
+  return error instanceof ClaimsConnectionError && outcomeOf(error) === 'not_sent';
+}
+
+/** The final record of a POST that failed, from what the error says the server may have done. */
+export function recordOfFailure(
+  error: unknown,
+  base: Pick<JournalRecord, 'key' | 'bodyHash' | 'at'>,
+): JournalRecord {
+  const message = errorMessage(error);
+  const api = error instanceof ClaimsApiError ? error : undefined;
+  const evidence = {
+    ...(api?.requestId === undefined ? {} : { requestId: api.requestId }),
+    ...(api === undefined ? {} : { status: api.status }),
+  };
+  // A 429 that outlasted every retry was never processed: it is sent on the next run.
+  if (error instanceof RateLimitError) return { ...base, ...evidence, state: 'not_sent', error: message };
+  switch (outcomeOf(error)) {
+    case 'rejected':
+      return { ...base, ...evidence, state: 'rejected', problems: api?.body, error: message };
+    case 'not_sent':
+      return { ...base, ...evidence, state: 'not_sent', error: message };
+    default:
+      // 'unknown', 'processed' (a 2xx without a usable incidentId: the claim exists, its id is
+      // unknown) or a failure that is not the SDK's: the claim may exist.
+      return { ...base, ...evidence, state: 'unknown', error: message };
+  }
+}

@@ -1,0 +1,150 @@
+import { stat } from 'node:fs/promises';
+import type { ClaimsClientBase as ClaimsClient } from '../client.js';
+import { locateExtendedFieldProblems } from '../extended-fields.js';
+import { collectIssues } from '../internal/validate.js';
+import { outcomeOf } from '../outcome.js';
+import type { IncidentCreate } from '../schemas/incidents.js';
+import { schemas } from '../schemas/load.js';
+import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/metadata.js';
+import type { LineProblem } from './errors.js';
+
+/** One claim of a batch: your own reference and the incident to file. */
+export interface ClaimInput {
+  /** Your own unique reference of the claim: the journal's key. */
+  key: string;
+  incident: IncidentCreate;
+  /** 1-based line in your input, for messages. @default its position in the batch */
+  line?: number;
+}
+
+/** A claim that passed every check, with its line. */
+export interface ValidClaim {
+  key: string;
+  incident: IncidentCreate;
+  line: number;
+}
+
+/** How many form look-ups run at once. */
+const LOOKUP_CONCURRENCY = 4;
+
+/**
+ * Checks every claim of a batch before any is sent: its shape, the incident's schema, its
+ * extended fields against the form's metadata (one look-up per form, however many lines use
+ * it), that `{ file }` attachments can be read, and that no key appears twice.
+ *
+ * @returns the valid claims and every problem found (an empty list when all is well).
+ * @throws the look-up's own error when a form's metadata could not be fetched (other than a
+ *   refusal, which is a problem of the lines naming that form).
+ */
+export async function validateClaims(
+  client: ClaimsClient,
+  inputs: Iterable<unknown> | AsyncIterable<unknown>,
+): Promise<{ claims: ValidClaim[]; problems: LineProblem[] }> {
+  const { IncidentCreateSchema } = await schemas();
+  const problems: LineProblem[] = [];
+  const claims: ValidClaim[] = [];
+  const lineOfKey = new Map<string, number>();
+  const forms = new Map<string, { query: IncidentFieldsQuery; claims: ValidClaim[] }>();
+  let position = 0;
+  for await (const input of inputs) {
+    position++;
+    const record = (input !== null && typeof input === 'object' ? input : {}) as Record<string, unknown>;
+    const line = typeof record.line === 'number' ? record.line : position;
+    const key = typeof record.key === 'string' && record.key !== '' ? record.key : undefined;
+    const before = problems.length;
+    const problem = (path: string, message: string, code?: string) =>
+      problems.push({ line, key, path, message, ...(code ? { code } : {}) });
+    if (key === undefined) problem('key', 'needs a non-empty string key (your own reference of the claim)');
+    else if (lineOfKey.has(key)) problem('key', `the same key is on line ${lineOfKey.get(key)}`);
+    else lineOfKey.set(key, line);
+    if (record.incident === null || typeof record.incident !== 'object') {
+      problem('incident', 'needs an incident object');
+      continue;
+    }
+    for (const issue of collectIssues([['incident', IncidentCreateSchema, record.incident]]).issues) {
+      problem(issue.path, issue.message);
+    }
+    const incident = record.incident as IncidentCreate;
+    await checkFiles(incident, problem);
+    if (problems.length > before || key === undefined) continue;
+    const claim = { key, incident, line };
+    claims.push(claim);
+    if (incident.extendedFields) {
+      const query = {
+        programmeCode: incident.programmeCode,
+        policyTypeCode: incident.policyTypeCode,
+        countryCode: incident.policyCountry,
+      };
+      const id = JSON.stringify(query);
+      const form = forms.get(id) ?? { query, claims: [] };
+      form.claims.push(claim);
+      forms.set(id, form);
+    }
+  }
+  await forEachLimited([...forms.values()], LOOKUP_CONCURRENCY, async (form) => {
+    const descriptors = await lookUp(client, form.query);
+    for (const claim of form.claims) {
+      if (typeof descriptors === 'string') {
+        problems.push({ line: claim.line, key: claim.key, path: 'incident', message: descriptors });
+        continue;
+      }
+      for (const { index, problem } of locateExtendedFieldProblems(
+        descriptors,
+        claim.incident.extendedFields ?? [],
+      )) {
+        problems.push({
+          line: claim.line,
+          key: claim.key,
+          path: index === undefined ? 'incident.extendedFields' : `incident.extendedFields[${index}]`,
+          message: `${problem.identifier}: ${problem.message}`,
+          code: problem.code,
+        });
+      }
+    }
+  });
+  problems.sort((a, b) => a.line - b.line);
+  const bad = new Set(problems.map((p) => p.line));
+  return { claims: claims.filter((c) => !bad.has(c.line)), problems };
+}
+
+/** The form's descriptors, or why the server refused to give them (then the lines are at fault). */
+async function lookUp(
+  client: ClaimsClient,
+  query: IncidentFieldsQuery,
+): Promise<IncidentFieldDescriptor[] | string> {
+  try {
+    return await client.metadata.incidentFields(query);
+  } catch (error) {
+    if (outcomeOf(error) !== 'rejected') throw error;
+    return `the form of programme "${query.programmeCode}", policy type "${query.policyTypeCode}", country "${query.countryCode}" could not be looked up: ${(error as Error).message}`;
+  }
+}
+
+/** A `{ file }` given as a path must be a readable file now, not halfway through the batch. */
+async function checkFiles(
+  incident: IncidentCreate,
+  problem: (path: string, message: string) => void,
+): Promise<void> {
+  if (!Array.isArray(incident.attachments)) return;
+  for (const [i, ref] of incident.attachments.entries()) {
+    const file: unknown = (ref as { file?: unknown } | null)?.file;
+    const path = typeof file === 'string' ? file : (file as { path?: unknown } | undefined)?.path;
+    if (typeof path !== 'string') continue;
+    try {
+      if (!(await stat(path)).isFile()) problem(`incident.attachments[${i}].file`, `${path} is not a file`);
+    } catch (error) {
+      problem(
+        `incident.attachments[${i}].file`,
+        `${path} cannot be read (${(error as NodeJS.ErrnoException).code})`,
+      );
+    }
+  }
+}
+
+async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

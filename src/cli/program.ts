@@ -1,0 +1,74 @@
+import { Command, CommanderError } from 'commander';
+import { VERSION } from '../version.js';
+import { EXIT } from './exit-codes.js';
+import { importCommand } from './import-command.js';
+import { journalList, journalResolve } from './journal-command.js';
+import { addOperations } from './operations.js';
+import { reportError } from './output.js';
+
+const HELP_FOOTER = `
+Environment: CLAIMS_BASE_URL (the API's base address) and CLAIMS_TOKEN (the bearer token).
+Exit codes: 0 done (import: every key filed); 1 something was not done; 2 bad usage or input.`;
+
+/** Runs the `claims` command line and resolves to its exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  let code: number = EXIT.ok;
+  const run = async (action: () => Promise<number>) => {
+    try {
+      code = await action();
+    } catch (error) {
+      code = reportError(error);
+    }
+  };
+  const program = new Command('claims')
+    .description('The Claims Notification API from the command line')
+    .version(VERSION)
+    .addHelpText('after', HELP_FOOTER)
+    .exitOverride()
+    .showHelpAfterError();
+
+  program
+    .command('import')
+    .description('file a batch of incidents, each at most once, recorded in a crash-safe journal')
+    .argument('<file>', 'JSON Lines, one { "key": ..., "incident": {...} } a line (or a .csv file)')
+    .option('--journal <path>', "the journal of each key's state (default: <file>.journal)")
+    .option('--concurrency <n>', 'claims sent at once', '8')
+    .option('--report <path>', 'write a JSON array, one { key, state, incidentId?, error? } per line')
+    .option('--dry-run', 'validate every line (with extended fields against metadata); send nothing')
+    .option('--json', 'print the report as JSON only')
+    .action((file: string, o: Parameters<typeof importCommand>[1]) => run(() => importCommand(file, o)));
+
+  const journal = program.command('journal').description('the keys of a journal whose claim may exist');
+  journal
+    .command('list')
+    .description('list keys needing review (sending or unknown)')
+    .requiredOption('--journal <path>')
+    .option('--all', 'every key, with its state')
+    .option('--json', 'print JSON only')
+    .action((o: Parameters<typeof journalList>[0]) => run(() => journalList(o)));
+  journal
+    .command('resolve')
+    .description('settle a key after looking on the server: --filed <incidentId> or --not-filed')
+    .argument('<key>')
+    .requiredOption('--journal <path>')
+    .option('--filed <incidentId>', 'the claim exists: never send it again')
+    .option('--not-filed', 'the claim does not exist: the next import sends it')
+    .option('--json', 'print JSON only')
+    .action((key: string, o: Parameters<typeof journalResolve>[1]) => run(() => journalResolve(key, o)));
+
+  addOperations(program, run);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ||
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version'
+        ? EXIT.ok
+        : EXIT.usage;
+    }
+    return reportError(error);
+  }
+  return code;
+}

@@ -1,0 +1,81 @@
+import { readFile } from 'node:fs/promises';
+import type { LineProblem } from '../batch/errors.js';
+import { extendedFieldsFrom } from '../extended-fields.js';
+import { UsageError } from './exit-codes.js';
+
+/** What a batch file holds: its lines as parsed values (with their line numbers) and lines that did not parse. */
+export interface ParsedInput {
+  lines: Array<{ line: number; key?: unknown; incident?: unknown }>;
+  problems: LineProblem[];
+}
+
+/**
+ * Reads a batch: JSON Lines (`{ "key": ..., "incident": {...} }` a line; blank lines skipped)
+ * or, for a `.csv` file, a header row with `key`, the incident's fields, and extended fields as
+ * columns named by their identifier (`claim_form:Cause_Of_Loss`; empty cells left out).
+ */
+export async function readBatchFile(path: string): Promise<ParsedInput> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  return path.toLowerCase().endsWith('.csv') ? parseCsv(text) : parseJsonLines(text);
+}
+
+export function parseJsonLines(text: string): ParsedInput {
+  const lines: ParsedInput['lines'] = [];
+  const problems: LineProblem[] = [];
+  for (const [i, raw] of text.split('\n').entries()) {
+    const line = i + 1;
+    if (raw.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      problems.push({
+        line,
+        key: undefined,
+        path: '',
+        message: `not valid JSON (${(error as Error).message})`,
+      });
+      continue;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      problems.push({
+        line,
+        key: undefined,
+        path: '',
+        message: 'must be an object { "key": ..., "incident": {...} }',
+      });
+      continue;
+    }
+    lines.push({ ...(value as object), line });
+  }
+  return { lines, problems };
+}
+
+async function parseCsv(text: string): Promise<ParsedInput> {
+  // Loaded here only: a user of the SDK, or of a JSON Lines batch, never loads it.
+  const { parse } = await import('csv-parse/sync');
+  let rows: Array<{ record: Record<string, string>; info: { lines: number } }>;
+  try {
+    rows = parse(text, { columns: true, skip_empty_lines: true, bom: true, trim: true, info: true });
+  } catch (error) {
+    throw new UsageError(`cannot parse the CSV: ${(error as Error).message}`);
+  }
+  const lines = rows.map(({ record: row, info }) => {
+    const incident: Record<string, unknown> = {};
+    const extended: Record<string, string> = {};
+    for (const [column, value] of Object.entries(row)) {
+      if (column === 'key') continue;
+      if (column.includes(':')) {
+        if (value !== '') extended[column] = value;
+      } else if (value !== '') incident[column] = value;
+    }
+    if (Object.keys(extended).length > 0) incident.extendedFields = extendedFieldsFrom(extended);
+    return { line: info.lines, key: row.key, incident };
+  });
+  return { lines, problems: [] };
+}

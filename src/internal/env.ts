@@ -1,0 +1,12 @@
+/**
+ * An environment variable, on any runtime: `undefined` where there is no `process` (workerd,
+ * browsers) and where reading it is not allowed (Deno without `--allow-env` throws NotCapable),
+ * so a client can be built under a runtime's tightest permissions.
+ */
+export function envVar(name: string): string | undefined {
+  try {
+    return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+  } catch {
+    return undefined;
+  }
+}

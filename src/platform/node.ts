@@ -1,0 +1,76 @@
+import { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { ClaimsClientBase, type ClaimsClientOptions } from '../client.js';
+import type { ValidationIssue } from '../errors.js';
+import { watchNodeBody } from '../internal/progress.js';
+import { traceCall } from '../telemetry/call-span.js';
+import { prepareUpload } from '../uploads/prepare.js';
+import { ownDispatcher } from '../wire/dispatcher.js';
+import { fetchWire } from '../wire/fetch-wire.js';
+import { undiciWire } from '../wire/undici-wire.js';
+import type { ConnectionOptions, Platform } from './types.js';
+
+/**
+ * Node: undici by default, on the client's own dispatcher (or the one given), uploads from
+ * files and Node streams through form-data, and OpenTelemetry spans once a provider is registered.
+ */
+export const nodePlatform: Platform = {
+  runtime: `node/${process.versions.node}`,
+  connectionOptionIssues,
+  defaultWire: ({ dispatcher, tls }) => {
+    // A dispatcher the caller gave is theirs: close() leaves it open.
+    if (dispatcher) return { wire: undiciWire(dispatcher), close: async () => undefined };
+    const own = ownDispatcher(tls);
+    return { wire: undiciWire(own), close: () => own.close() };
+  },
+  fetchWire: (fetch) =>
+    fetchWire(fetch, { nodeBodyToWeb: (body) => Readable.toWeb(body) as ReadableStream<Uint8Array> }),
+  prepareUpload,
+  // Node uploads are Node streams (the multipart of uploads/prepare).
+  watchBody: (body, call, timeoutMs) => watchNodeBody(body as Readable, call, timeoutMs),
+  trace: traceCall,
+};
+
+function connectionOptionIssues(options: ConnectionOptions): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const dispatcher = options?.dispatcher as Partial<Dispatcher> | undefined;
+  if (dispatcher !== undefined && typeof dispatcher?.request !== 'function') {
+    issues.push({
+      path: 'dispatcher',
+      message: 'must be an undici Dispatcher (Agent, ProxyAgent, MockAgent, ...)',
+    });
+  }
+  if (options?.tls !== undefined && (options.tls === null || typeof options.tls !== 'object')) {
+    issues.push({ path: 'tls', message: 'must be an object of cert, key, passphrase and ca' });
+  }
+  for (const name of ['dispatcher', 'tls'] as const) {
+    if (options?.[name] !== undefined && options.fetch !== undefined) {
+      issues.push({
+        path: name,
+        message: 'applies to the default wire only: it cannot be combined with fetch',
+      });
+    }
+  }
+  if (options?.tls !== undefined && options.dispatcher !== undefined) {
+    issues.push({
+      path: 'tls',
+      message: 'applies to the client’s own dispatcher: set it on your dispatcher instead',
+    });
+  }
+  return issues;
+}
+
+/**
+ * The Claims Notification API client. One instance shares one transport (keep-alive
+ * connections, token, retries) across its sub-clients; create it once and reuse it, and
+ * `close()` it (or `await using` it) when done.
+ *
+ * @example
+ * const client = new ClaimsClient({ baseUrl: 'https://claims.example.com/api', accessToken: process.env.CLAIMS_TOKEN! });
+ * const { incidentId } = await client.incidents.create({ ... });
+ */
+export class ClaimsClient extends ClaimsClientBase {
+  constructor(options: ClaimsClientOptions) {
+    super(options, nodePlatform);
+  }
+}

@@ -1,0 +1,236 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BatchInputError } from '../../src/batch/errors.js';
+import { fileClaims } from '../../src/batch/file-claims.js';
+import { Journal } from '../../src/batch/journal.js';
+import type { BatchProgress, ClaimResult } from '../../src/batch/result.js';
+import { ClaimsClient } from '../../src/index.js';
+import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from './claims-server.js';
+
+let server: ClaimsServer;
+let dir: string;
+let journal: string;
+let client: ClaimsClient;
+beforeEach(async () => {
+  server = await startClaimsServer();
+  dir = mkdtempSync(join(tmpdir(), 'batch-'));
+  journal = join(dir, 'claims.journal');
+  client = new ClaimsClient({ baseUrl: server.url, accessToken: 'tok' });
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function run(
+  lines: ReturnType<typeof claimLine>[],
+  options: Partial<Parameters<typeof fileClaims>[2]> = {},
+): Promise<Map<string, ClaimResult>> {
+  const results = new Map<string, ClaimResult>();
+  for await (const r of fileClaims(client, lines, { journal, concurrency: 4, ...options }))
+    results.set(r.key, r);
+  return results;
+}
+
+const keys = (n: number) => Array.from({ length: n }, (_, i) => `K${i + 1}`);
+
+describe('fileClaims', () => {
+  it('files every claim once, records it, and skips it on the next run with its incidentId', async () => {
+    const first = await run(keys(10).map((k) => claimLine(k)));
+    expect([...first.values()].every((r) => r.state === 'filed' && r.note === 'sent')).toBe(true);
+    // The request id of the POST that filed it (from .withResponse()), for the operator's logs.
+    expect(first.get('K3')).toMatchObject({ incidentId: 'INC-K3', line: 3, requestId: 'req-K3' });
+    expect(server.received.sort()).toEqual(keys(10).sort());
+
+    const second = await run(keys(10).map((k) => claimLine(k)));
+    expect(server.received).toHaveLength(10);
+    expect(second.get('K7')).toMatchObject({ state: 'filed', note: 'already_filed', incidentId: 'INC-K7' });
+  });
+
+  it('keeps at most `concurrency` POSTs in flight and reports progress per state', async () => {
+    server.answer = (key) => ({ ...defaultAnswer(key), delayMs: 20 });
+    const progress: BatchProgress[] = [];
+    await run(
+      keys(20).map((k) => claimLine(k)),
+      { concurrency: 3, onProgress: (p) => progress.push(p) },
+    );
+    expect(server.maxInFlight).toBeLessThanOrEqual(3);
+    expect(server.maxInFlight).toBeGreaterThan(1);
+    expect(progress).toHaveLength(20);
+    expect(progress.at(-1)).toMatchObject({ done: 20, total: 20, inFlight: 0, counts: { filed: 20 } });
+  });
+
+  it('records a refusal, and sends it again only once its body changed', async () => {
+    server.answer = (key) =>
+      key === 'K2'
+        ? { status: 422, body: { message: 'bad date', field: 'incidentDate' } }
+        : defaultAnswer(key);
+    const first = await run(keys(3).map((k) => claimLine(k)));
+    expect(first.get('K2')).toMatchObject({
+      state: 'rejected',
+      status: 422,
+      problems: { message: 'bad date', field: 'incidentDate' },
+    });
+    const same = await run(keys(3).map((k) => claimLine(k)));
+    expect(same.get('K2')).toMatchObject({ state: 'rejected', note: 'unchanged_rejection', status: 422 });
+    expect(server.received.filter((k) => k === 'K2')).toHaveLength(1);
+
+    server.answer = defaultAnswer;
+    const changed = await run(
+      keys(3).map((k) => claimLine(k, k === 'K2' ? { incidentDate: '2026-02-01' } : {})),
+    );
+    expect(changed.get('K2')).toMatchObject({ state: 'filed', note: 'sent', incidentId: 'INC-K2' });
+    expect(server.received.filter((k) => k === 'K2')).toHaveLength(2);
+  });
+
+  it('never sends again a claim whose answer was lost (5xx, bad 2xx) until it is resolved', async () => {
+    server.answer = (key) =>
+      key === 'K1'
+        ? { status: 503, body: { message: 'down' } }
+        : key === 'K2'
+          ? { status: 201, body: { nothing: 'useful' } }
+          : defaultAnswer(key);
+    const first = await run(keys(3).map((k) => claimLine(k)));
+    expect(first.get('K1')).toMatchObject({ state: 'unknown', status: 503 });
+    expect(first.get('K2')).toMatchObject({ state: 'unknown' });
+    expect(first.get('K1')?.error).toContain('may have been processed');
+
+    server.answer = defaultAnswer;
+    const second = await run(keys(3).map((k) => claimLine(k)));
+    expect(second.get('K1')).toMatchObject({ state: 'unknown', note: 'needs_review' });
+    expect(second.get('K2')).toMatchObject({ state: 'unknown', note: 'needs_review' });
+    expect(server.received.filter((k) => k === 'K1' || k === 'K2')).toHaveLength(2);
+
+    const open = await Journal.open(journal);
+    expect(
+      open
+        .needingReview()
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(['K1', 'K2']);
+    await open.resolve('K1', { notFiled: true });
+    await open.resolve('K2', { filed: 'INC-found' });
+    await open.close();
+    const third = await run(keys(3).map((k) => claimLine(k)));
+    expect(third.get('K1')).toMatchObject({ state: 'filed', note: 'sent' });
+    expect(third.get('K2')).toMatchObject({ state: 'filed', note: 'already_filed', incidentId: 'INC-found' });
+    expect(server.received.filter((k) => k === 'K1')).toHaveLength(2);
+    expect(server.received.filter((k) => k === 'K2')).toHaveLength(1);
+  });
+
+  it('reports the same key with another body after it was filed as a conflict, and does not send it', async () => {
+    await run([claimLine('K1')]);
+    const again = await run([claimLine('K1', { description: 'K1', incidentDate: '2026-03-03' })]);
+    expect(again.get('K1')).toMatchObject({ state: 'filed', note: 'conflict', incidentId: 'INC-K1' });
+    expect(server.received).toEqual(['K1']);
+  });
+
+  it('validates every line, extended fields against one metadata look-up per form, before sending any', async () => {
+    const ext = (value: string) => ({ extendedFields: [{ identifier: 'claim_form:Cause_Of_Loss', value }] });
+    const lines = [
+      claimLine('K1', ext('Fire')),
+      claimLine('K2', ext('Lava')),
+      claimLine('K3', { policyCountry: 'Britain' }),
+      claimLine('K1'),
+      claimLine('K5', ext('Flood')),
+    ];
+    const error = await run(lines).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BatchInputError);
+    const problems = (error as BatchInputError).problems;
+    expect(problems.map((p) => [p.line, p.key, p.path])).toEqual([
+      [2, 'K2', 'incident.extendedFields[0]'],
+      [3, 'K3', 'incident.policyCountry'],
+      [4, 'K1', 'key'],
+    ]);
+    expect(problems[0]).toMatchObject({ code: 'not_in_list' });
+    expect(server.received).toEqual([]);
+    expect(server.metadataLookups).toBe(1);
+  });
+
+  it('lets one 429 with Retry-After pause the whole batch, then sends the refused claim again', async () => {
+    server.answer = (key, n) =>
+      n === 2
+        ? { status: 429, headers: { 'retry-after': '1' }, body: {} }
+        : { ...defaultAnswer(key), delayMs: 10 };
+    const started = Date.now();
+    const results = await run(
+      keys(12).map((k) => claimLine(k)),
+      { concurrency: 2 },
+    );
+    expect([...results.values()].every((r) => r.state === 'filed')).toBe(true);
+    const limited = server.arrivals[2] as number;
+    // After the 429 arrived, no new POST (beyond the one already in flight) left within the pause.
+    const during = server.arrivals.filter((t) => t > limited + 50 && t < limited + 900);
+    expect(during).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(server.received).toHaveLength(13);
+  });
+
+  it('an abort during a 429 pause leaves the refused claim not_sent in the journal, sent on the next run', async () => {
+    const controller = new AbortController();
+    server.answer = (key, n) => {
+      if (n === 0) {
+        setTimeout(() => controller.abort(), 200);
+        return { status: 429, headers: { 'retry-after': '30' }, body: {} };
+      }
+      return defaultAnswer(key);
+    };
+    const started = Date.now();
+    const results = await run([claimLine('K1'), claimLine('K2')], {
+      concurrency: 1,
+      signal: controller.signal,
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(results.get('K1')).toMatchObject({ state: 'not_sent', note: 'aborted' });
+    expect(results.get('K2')).toMatchObject({ state: 'not_sent', note: 'aborted' });
+    expect(server.received).toEqual(['K1']);
+    const again = await run([claimLine('K1'), claimLine('K2')]);
+    expect(again.get('K1')).toMatchObject({ state: 'filed', note: 'sent' });
+  });
+
+  it('stops taking claims on abort: those in flight settle and are recorded, queued ones are not_sent', async () => {
+    const controller = new AbortController();
+    server.answer = (key, n) => {
+      if (n === 3) controller.abort();
+      return { ...defaultAnswer(key), delayMs: 50 };
+    };
+    const results = await run(
+      keys(20).map((k) => claimLine(k)),
+      { concurrency: 4, signal: controller.signal },
+    );
+    expect(results.size).toBe(20);
+    const filed = [...results.values()].filter((r) => r.state === 'filed');
+    expect(filed.map((r) => r.key).sort()).toEqual([...server.received].sort());
+    expect(server.received.length).toBe(4);
+    const aborted = [...results.values()].filter((r) => r.note === 'aborted');
+    expect(aborted).toHaveLength(16);
+    expect(aborted.every((r) => r.state === 'not_sent')).toBe(true);
+    const open = await Journal.open(journal);
+    for (const key of server.received) expect(open.get(key)?.state).toBe('filed');
+    await open.close();
+  });
+
+  it('uploads { file } attachments inside the item; a failed upload leaves the claim not_sent', async () => {
+    const path = join(dir, 'photo.jpg');
+    writeFileSync(path, 'jpeg bytes');
+    const results = await run([claimLine('K1', { attachments: [{ file: path, description: 'photo' }] })]);
+    expect(results.get('K1')).toMatchObject({ state: 'filed' });
+    expect(server.uploads).toBe(1);
+
+    const broken = await startClaimsServer();
+    const brokenClient = new ClaimsClient({ baseUrl: broken.url, accessToken: 'tok' });
+    await broken.close();
+    const out: ClaimResult[] = [];
+    for await (const r of fileClaims(brokenClient, [claimLine('K2', { attachments: [{ file: path }] })], {
+      journal,
+      maxRetries: 0,
+    }))
+      out.push(r);
+    expect(out[0]).toMatchObject({ key: 'K2', state: 'not_sent', note: 'upload_failed' });
+    const open = await Journal.open(journal);
+    expect(open.get('K2')?.state).toBe('not_sent');
+    await open.close();
+  });
+});
