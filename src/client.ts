@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { ClaimsValidationError, type ValidationIssue } from './errors.js';
+import { ClaimsValidationError, describeIssues, type ValidationIssue } from './errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './internal/answer.js';
 import {
   headerIssues,
@@ -239,9 +239,6 @@ function checkOptions(options: ClaimsClientOptions, platform: Platform): string 
     issues.push({ path: 'logLevel', message: `must be one of ${LOG_LEVELS.join(', ')}` });
   }
   if (issues.length > 0)
-    throw new ClaimsValidationError(
-      issues,
-      `Invalid ClaimsClient options: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
-    );
+    throw new ClaimsValidationError(issues, describeIssues('Invalid ClaimsClient options', issues));
   return baseUrl;
 }

@@ -267,7 +267,11 @@ export function isClaimsError(error: unknown): error is ClaimsError {
   );
 }
 
-function describeIssues(prefix: string, issues: ValidationIssue[]): string {
+/**
+ * The one wording of a list of validation issues, for every error that carries them:
+ * `<prefix>: path: message; path: message` (an issue without a path is its message alone).
+ */
+export function describeIssues(prefix: string, issues: readonly ValidationIssue[]): string {
   const lines = issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
   return `${prefix}: ${lines.join('; ')}`;
 }

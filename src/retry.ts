@@ -81,6 +81,8 @@ export function parseRetryAfter(headers: Record<string, string>, now = Date.now(
     if (Number.isFinite(value) && value >= 0) return value;
   }
   const header = headers['retry-after'];
+  // A shortcut only: a blank or absent header would come out `undefined` below as well.
+  // Stryker disable next-line ConditionalExpression,MethodExpression,StringLiteral: equivalent, see above
   if (header === undefined || header.trim() === '') return undefined;
   if (/^\s*\d+(\.\d+)?\s*$/.test(header)) return Number(header) * 1000;
   // Only an HTTP date (it names a weekday and month) is read as one: Date.parse('-1') is a date too.

@@ -9,6 +9,7 @@ import {
 } from './errors.js';
 import { readApiError, readSuccess } from './internal/answer.js';
 import { CallSignal, STOPPED } from './internal/call-signal.js';
+import { errorMessage } from './internal/error-message.js';
 import { mergeHeaders } from './internal/headers.js';
 import { callOptionIssues, isSendableToken } from './internal/options.js';
 import type { WatchBody } from './internal/progress.js';
@@ -424,7 +425,7 @@ function toJson(body: unknown): string {
     throw new ClaimsValidationError([
       {
         path: '',
-        message: `cannot be sent as JSON: ${error instanceof Error ? error.message : String(error)}`,
+        message: `cannot be sent as JSON: ${errorMessage(error)}`,
       },
     ]);
   }

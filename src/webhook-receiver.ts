@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { ZodType } from 'zod';
 import { ClaimsValidationError, type ValidationIssue, WebhookVerificationError } from './errors.js';
+import { sameSecret } from './internal/same-secret.js';
 import { collectIssues } from './internal/validate.js';
 
 /** How a delivery is checked. */
@@ -178,15 +178,6 @@ function headerValue(headers: WebhookHeaders, name: string): string | undefined 
   // A repeated header is ambiguous: take it only when every copy is the same.
   if (Array.isArray(value)) return value.every((v) => v === value[0]) ? value[0] : '';
   return value;
-}
-
-/**
- * Constant-time comparison. Hashing both sides first gives buffers of equal length whatever
- * the inputs, so neither the content nor the length of the secret leaks through timing.
- */
-function sameSecret(received: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-  return timingSafeEqual(digest(received), digest(expected));
 }
 
 function parseBody(body: unknown): unknown {

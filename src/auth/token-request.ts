@@ -1,3 +1,4 @@
+import { redactorFor } from '../internal/redact.js';
 import { TokenRequestError } from './errors.js';
 
 /** The subset of `fetch` the token request uses. */
@@ -26,7 +27,6 @@ export interface IssuedToken {
 }
 
 const MAX_DESCRIPTION = 300;
-const REDACTED = '[redacted]';
 
 /**
  * POSTs the client-credentials grant and reads the answer. Everything that leaves here (a
@@ -137,9 +137,10 @@ function formEncode(value: string): string {
   return new URLSearchParams({ v: value }).toString().slice(2);
 }
 
+/** The SDK's one redaction, for each secret: every spelling of it (raw, %-encoded, JSON-escaped). */
 function redactor(secrets: Array<string | undefined>): (text: string) => string {
   const present = secrets.filter((s): s is string => typeof s === 'string' && s.length > 0);
-  return (text) => present.reduce((out, secret) => out.split(secret).join(REDACTED), text);
+  return (text) => present.reduce((out, secret) => redactorFor(secret).text(out), text);
 }
 
 function describe(error: Error): string {

@@ -1,5 +1,6 @@
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { ClaimsApiError } from '../errors.js';
+import { errorMessage } from '../internal/error-message.js';
 import { resolveAttachmentRefs } from '../resources/attachment-refs.js';
 import { backoffDelay, parseRetryAfter } from '../retry.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
@@ -190,7 +191,7 @@ class BatchRun {
         const record: JournalRecord = {
           ...base(),
           state: 'not_sent',
-          error: `upload failed: ${messageOf(error)}`,
+          error: `upload failed: ${errorMessage(error)}`,
         };
         await this.journal.write(record);
         return this.#settle(claim, resultOf(record, 'upload_failed'));
@@ -215,7 +216,9 @@ class BatchRun {
           ...base(),
           state: 'not_sent',
           error:
-            lastError === undefined ? 'not sent: the batch was stopped' : `not sent: ${messageOf(lastError)}`,
+            lastError === undefined
+              ? 'not sent: the batch was stopped'
+              : `not sent: ${errorMessage(lastError)}`,
         };
         await this.journal.write(stopped);
         return this.#settle(claim, resultOf(stopped, 'aborted'));
@@ -290,8 +293,4 @@ function resultOf(record: JournalRecord, note: ClaimNote): Omit<ClaimResult, 'ke
     ...(record.problems === undefined ? {} : { problems: record.problems }),
     ...(record.error === undefined ? {} : { error: record.error }),
   };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,5 +1,6 @@
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { ClaimsApiError, ClaimsConnectionError, RateLimitError } from '../errors.js';
+import { errorMessage } from '../internal/error-message.js';
 import { outcomeOf } from '../outcome.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
 import type { JournalRecord } from './record.js';
@@ -33,7 +34,7 @@ export function recordOfFailure(
   error: unknown,
   base: Pick<JournalRecord, 'key' | 'bodyHash' | 'at'>,
 ): JournalRecord {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const api = error instanceof ClaimsApiError ? error : undefined;
   const evidence = {
     ...(api?.requestId === undefined ? {} : { requestId: api.requestId }),

@@ -3,6 +3,7 @@
 // command line, on 127.0.0.1, until SIGINT or SIGTERM.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { errorMessage } from '../internal/error-message.js';
 import { createSandbox, type SandboxMetadataInput } from '../testing/index.js';
 
 const USAGE = `Usage: claims-sandbox [--port 4010] [--token TOKEN] [--metadata metadata.json]
@@ -44,6 +45,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`claims-sandbox: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`claims-sandbox: ${errorMessage(error)}`);
   process.exit(1);
 });

@@ -1,5 +1,6 @@
 import { BatchInputError, describeLineProblem } from '../batch/errors.js';
 import { ClaimsApiError, ClaimsValidationError } from '../errors.js';
+import { errorMessage } from '../internal/error-message.js';
 import { EXIT, UsageError } from './exit-codes.js';
 
 /** Prints a command's result: JSON with `--json`, else a short human line and the JSON. */
@@ -30,7 +31,7 @@ export function reportError(error: unknown): number {
     return EXIT.usage;
   }
   const name = error instanceof Error ? error.name : 'Error';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   write(`claims: ${name}: ${message}`);
   if (error instanceof ClaimsApiError && error.requestId) write(`  request id: ${error.requestId}`);
   return EXIT.failed;

@@ -30,3 +30,8 @@ export function onAbort(signal: AbortSignal, listener: () => void): () => void {
   own.add(listener);
   return () => own.delete(listener);
 }
+
+/** How many calls are listening to `signal` through the fan-out (for leak checks in tests). */
+export function waitingOn(signal: AbortSignal): number {
+  return subscribers.get(signal)?.size ?? 0;
+}

@@ -1,5 +1,11 @@
 import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
-import { ClaimsApiError, ClaimsValidationError, restate, type ValidationIssue } from '../errors.js';
+import {
+  ClaimsApiError,
+  ClaimsValidationError,
+  describeIssues,
+  restate,
+  type ValidationIssue,
+} from '../errors.js';
 import {
   type LocatedProblem,
   locateExtendedFieldProblems,
@@ -162,8 +168,10 @@ export class Metadata extends Resource {
     const problems = locateExtendedFieldProblems(descriptors, incident.extendedFields ?? []);
     if (problems.length === 0) return;
     const issues = problems.map(toIssue);
-    const lines = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
-    throw new ClaimsValidationError(issues, `Invalid extendedFields for the form of ${form}: ${lines}`);
+    throw new ClaimsValidationError(
+      issues,
+      describeIssues(`Invalid extendedFields for the form of ${form}`, issues),
+    );
   }
 }
 

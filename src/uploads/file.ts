@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { errorMessage } from '../internal/error-message.js';
 
 /**
  * Files are opened read-only and, where the platform has it, non-blocking: a path swapped for a
@@ -57,10 +58,7 @@ export async function statFile(
     else if (code === 'EACCES' || code === 'EPERM')
       problem(`cannot read ${JSON.stringify(path)}: permission denied`);
     else if (code === 'EISDIR') problem(notRegularMessage(path, 'a directory'));
-    else
-      problem(
-        `cannot read ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`,
-      );
+    else problem(`cannot read ${JSON.stringify(path)}: ${errorMessage(error)}`);
   } finally {
     await handle?.close();
   }

@@ -1,10 +1,6 @@
 import type { Readable } from 'node:stream';
 import { ClaimsError } from '../errors.js';
-
-/** An error's message, for a message of ours that wraps it. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+import { errorMessage } from '../internal/error-message.js';
 
 /**
  * The error for a source that failed while its upload was prepared or sent; its own error is

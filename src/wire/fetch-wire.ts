@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../errors.js';
-import { concatBytes, utf8 } from '../internal/bytes.js';
+import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
+import { CappedText } from './capped-text.js';
 import type { StreamedBody, WebStreamBody, Wire, WireRequest, WireResponse } from './types.js';
 
 /** The subset of `fetch` the SDK calls. */
@@ -134,7 +135,7 @@ class AttemptControl {
     }
     if (error instanceof ClaimsConnectionError) return error;
     const cause = (error as { cause?: unknown }).cause ?? error;
-    const detail = cause instanceof Error ? cause.message : String(cause);
+    const detail = errorMessage(cause);
     return new ClaimsConnectionError(`Connection failed: ${detail}`, { cause: error });
   }
 }
@@ -159,28 +160,25 @@ class FetchResponse implements WireResponse {
 
   /** The one capped reader of the body, for 2xx and error answers alike. */
   async text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
+    const read = new CappedText(maxBytes);
     const reader = this.response.body?.getReader();
     try {
       while (reader) {
         const { done, value } = await reader.read();
         if (done) break;
         this.attempt.progress();
-        chunks.push(value);
-        size += value.byteLength;
-        if (size > maxBytes) {
-          // The attempt is over: stop its timer, which would otherwise keep the process alive
-          // for up to timeoutMs. The cancel is not awaited, as some fetches never settle it.
-          this.attempt.done();
+        if (read.add(value)) {
+          // The cancel is not awaited, as some fetches never settle it.
           reader.cancel().catch(() => undefined);
-          return { text: utf8(concatBytes(chunks, maxBytes)), truncated: true };
+          break;
         }
       }
     } catch (error) {
       throw this.attempt.translate(error);
     }
+    // The attempt is over: stop its timer, which would otherwise keep the process alive for up
+    // to timeoutMs.
     this.attempt.done();
-    return { text: utf8(concatBytes(chunks)), truncated: false };
+    return read.result();
   }
 }

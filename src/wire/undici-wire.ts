@@ -1,7 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher, request as undiciRequest } from 'undici';
 import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../errors.js';
+import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
+import { CappedText } from './capped-text.js';
 import { OwnDispatcher } from './dispatcher.js';
 import type { Wire, WireResponse, WireSignal } from './types.js';
 
@@ -74,22 +76,18 @@ class UndiciResponse implements WireResponse {
 
   /** The one capped reader of the body, for 2xx and error answers alike. */
   async text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    const read = new CappedText(maxBytes);
     try {
       for await (const chunk of this.body) {
-        const buf = chunk as Buffer;
-        chunks.push(buf);
-        size += buf.length;
-        if (size > maxBytes) {
+        if (read.add(chunk as Buffer)) {
           this.body.destroy();
-          return { text: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'), truncated: true };
+          break;
         }
       }
     } catch (error) {
       throw translate(error, this.req.signal, this.req.timeoutMs);
     }
-    return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+    return read.result();
   }
 }
 
@@ -107,7 +105,7 @@ function translate(error: unknown, signal: WireSignal, timeoutMs: number): Error
       cause: error,
     });
   }
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return new ClaimsConnectionError(
     `Connection failed: ${detail}${typeof code === 'string' ? ` (${code})` : ''}`,
     {

@@ -344,7 +344,7 @@ describe('token endpoint failures are typed, with no secret or token in them', (
     );
     const error = await failure();
     expect(error).toMatchObject({ failure: 'error_response', status: 400, error: 'invalid_scope' });
-    expect(error.errorDescription).toBe('scope refused for secret [redacted]');
+    expect(error.errorDescription).toBe('scope refused for secret [REDACTED]');
     expect(error.message).toContain('400: invalid_scope');
   });
 
@@ -356,7 +356,7 @@ describe('token endpoint failures are typed, with no secret or token in them', (
       }),
     );
     const error = await failure();
-    expect(error).toMatchObject({ status: 401, error: 'invalid_client', errorDescription: 'bad [redacted]' });
+    expect(error).toMatchObject({ status: 401, error: 'invalid_client', errorDescription: 'bad [REDACTED]' });
   });
 
   it('500 with an HTML body', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { errorMessage } from '../../internal/error-message.js';
 import type { OutboundFetch, OutboundResponse } from './outbound.js';
 import type { PendingWork } from './pending.js';
 import type { SandboxErrorDetail } from './types.js';
@@ -130,7 +131,7 @@ export class AttachmentStore {
       record.status = 'stored';
     } catch (error) {
       record.status = 'failed';
-      record.error = error instanceof Error ? error.message : String(error);
+      record.error = errorMessage(error);
     }
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { errorMessage } from '../../internal/error-message.js';
 import { VERSION } from '../../version.js';
 import type { NewEventDelivery } from './delivery-payload.js';
 import type { SandboxEvent } from './incidents.js';
@@ -98,7 +99,7 @@ export class Deliverer {
     } catch (error) {
       delivery.status = 'failed';
       const cause = error instanceof Error ? (error.cause as Error | undefined) : undefined;
-      delivery.error = cause?.message ?? (error instanceof Error ? error.message : String(error));
+      delivery.error = cause?.message ?? errorMessage(error);
     }
   }
 }

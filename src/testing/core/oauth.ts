@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sameSecret } from '../../internal/same-secret.js';
 import { json } from './http.js';
 import type { SandboxRequest, SandboxResponse } from './types.js';
 
@@ -60,8 +61,8 @@ export class TokenIssuer {
     }
     if (
       !client ||
-      !same(client.id, this.#options.clientId) ||
-      !same(client.secret, this.#options.clientSecret)
+      !sameSecret(client.id, this.#options.clientId) ||
+      !sameSecret(client.secret, this.#options.clientSecret)
     ) {
       return oauthError(401, 'invalid_client', 'Client authentication failed', {
         'www-authenticate': 'Basic realm="claims-sandbox"',
@@ -109,12 +110,6 @@ function clientOf(header: string | undefined, form: URLSearchParams): Client | '
   }
   if (inForm) return { id: form.get('client_id') ?? '', secret: form.get('client_secret') ?? '' };
   return undefined;
-}
-
-/** Compared in constant time (hashes of equal length, whatever the input). */
-function same(given: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }
 
 function oauthError(

@@ -1,4 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { errorMessage } from '../../internal/error-message.js';
+import { sameSecret } from '../../internal/same-secret.js';
 import { errorResponse, SandboxHttpError } from './http.js';
 import { uploadAttachments } from './routes/attachments.js';
 import type { RouteHandler, SandboxContext } from './routes/context.js';
@@ -76,7 +77,7 @@ export async function dispatch(
     return await found.route.handler(req, found.params as string[], ctx);
   } catch (error) {
     if (error instanceof SandboxHttpError) return errorResponse(error);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return errorResponse(new SandboxHttpError(500, 'internal_error', `Sandbox failure: ${message}`));
   }
 }
@@ -110,6 +111,5 @@ function match(pattern: string[], segments: string[]): string[] | undefined {
 function authorised(header: string | undefined, token: string): boolean {
   const match = /^Bearer\s+(.+)$/i.exec(header?.trim() ?? '');
   if (!match) return false;
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(match[1] as string), digest(token));
+  return sameSecret(match[1] as string, token);
 }

@@ -1,0 +1,26 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/**
+ * The suite as Stryker runs it (`npm run mutation`). Stryker switches mutants on inside the
+ * test process, so tests that run the SDK in a child process (examples, the bin, process exit)
+ * or bundle it (packaging) cannot see a mutant: they are left out, which only saves time.
+ */
+export default mergeConfig(
+  base,
+  defineConfig({
+    test: {
+      exclude: [
+        'node_modules/**',
+        'test/examples.test.ts',
+        'test/testing/bin.test.ts',
+        'test/faults/exit.test.ts',
+        'test/packaging/**',
+        // Documentation checks: they compare and compile files, and call no SDK code.
+        'test/docs/**',
+        // MUTATION_BASELINE=1: the suite as it was before test/pinned, for a before/after score.
+        ...(process.env.MUTATION_BASELINE ? ['test/pinned/**'] : []),
+      ],
+    },
+  }),
+);
