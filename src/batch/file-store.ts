@@ -137,7 +137,8 @@ export class FileJournalStore implements JournalStore {
     this.#pendingHasSending = false;
     const handle = this.#handle as FileHandle;
     try {
-      const bytes = group.length === 1 ? (group[0] as Pending).bytes : Buffer.concat(group.map((p) => p.bytes));
+      const bytes =
+        group.length === 1 ? (group[0] as Pending).bytes : Buffer.concat(group.map((p) => p.bytes));
       for (let written = 0; written < bytes.length; ) {
         written += writeSync(handle.fd, bytes, written);
       }
