@@ -11,15 +11,32 @@
  * Also measured, without any network: the journal's own cost per claim (two durable records),
  * at concurrency 16 (group commit) and 1 (one fdatasync per record).
  *
+ * Both sides make the same call per claim (`incidents.create(incident, { maxRetries: 0,
+ * checkExtendedFields: false }).withResponse()`, as src/batch/send-claim.ts), at the same
+ * concurrency, with the same client. Also reported: this process's CPU µs per claim on each
+ * side, one local round trip (µs) and one `fdatasync` on this disk (µs), the two costs a
+ * `sending` record's sync sets against each other.
+ *
  * Writes `.bench-tmp/batch.json`. Exits 0 even when the target is missed (the JSON says so).
  *   npx tsx bench/batch.ts          BATCH_BENCH_CLAIMS=2000 BATCH_BENCH_ROUNDS=2 npx tsx bench/batch.ts
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Batch from '../src/batch/index.js';
 import type * as Sdk from '../src/index.js';
-import { ensureBuilt, machine, median, ROOT, round, startServerProcess, stop } from './lib/common.js';
+import {
+  CAN_PIN,
+  ensureBuilt,
+  machine,
+  median,
+  pinned,
+  ROOT,
+  round,
+  startServerProcess,
+  stop,
+} from './lib/common.js';
 
 const CLAIMS = positiveInt('BATCH_BENCH_CLAIMS', 10_000);
 const ROUNDS = positiveInt('BATCH_BENCH_ROUNDS', 3);
@@ -48,12 +65,21 @@ const makeClaims = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ key: `B-${i}`, incident: incident(i) }));
 type Claims = ReturnType<typeof makeClaims>;
 
+/**
+ * The same call `fileClaims` makes per claim (src/batch/send-claim.ts): no SDK retry (the
+ * runner retries itself, across the batch), no extended-field look-up (the runner checked
+ * them up front), the request id kept.
+ */
+const CREATE_OPTIONS = { maxRetries: 0, checkExtendedFields: false } as const;
+
 async function plainPool(client: Sdk.ClaimsClient, claims: Claims): Promise<number> {
   const started = performance.now();
   let next = 0;
   const worker = async () => {
-    while (next < claims.length)
-      await client.incidents.create((claims[next++] as (typeof claims)[0]).incident);
+    while (next < claims.length) {
+      const { incident } = claims[next++] as Claims[number];
+      await client.incidents.create(incident, CREATE_OPTIONS).withResponse();
+    }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   return performance.now() - started;
@@ -100,12 +126,47 @@ async function journalOnly(batch: typeof Batch, concurrency: number, count: numb
   return (ms * 1000) / count;
 }
 
+/** Median µs of one POST at a time (the local round trip a `sending` record's sync competes with). */
+async function roundTrip(client: Sdk.ClaimsClient, claims: Claims): Promise<number> {
+  const us: number[] = [];
+  for (const { incident } of claims.slice(0, 500)) {
+    const started = performance.now();
+    await client.incidents.create(incident, CREATE_OPTIONS).withResponse();
+    us.push((performance.now() - started) * 1000);
+  }
+  return median(us);
+}
+
+/** Median µs of one `fdatasync` after a 200-byte append, on the disk the journal is on. */
+async function fdatasyncUs(): Promise<number> {
+  const path = join(TMP, 'fdatasync-probe');
+  const handle = await open(path, 'w');
+  const line = Buffer.alloc(200, 0x78);
+  const us: number[] = [];
+  try {
+    for (let i = 0; i < 300; i++) {
+      await handle.write(line);
+      const started = performance.now();
+      await handle.datasync();
+      us.push((performance.now() - started) * 1000);
+    }
+  } finally {
+    await handle.close();
+    await rm(path, { force: true });
+  }
+  return median(us);
+}
+
 interface Comparison {
   serverDelayMs: number;
   claims: number;
   plainRps: number;
   batchRps: number;
   ratio: number;
+  /** This process's CPU time (user + system) per claim, each side: the runner's own cost shows here. */
+  cpuUsPerClaim: { plain: number; batch: number };
+  /** One POST at a time against the same server: a local round trip, µs. */
+  roundTripUs: number;
 }
 
 /** Both sides, rounds alternating A B B A / B A A B, against a server answering after `delayMs`. */
@@ -124,6 +185,7 @@ async function compare(
     // Warm-up: JIT and a full connection pool, both sides.
     await plainPool(client, claims.slice(0, 2_000));
     await withJournal(client, batch, claims.slice(0, 2_000), -1);
+    const cpuUs: Record<'plain' | 'batch', number[]> = { plain: [], batch: [] };
     const ratios: number[] = [];
     const plainRps: number[] = [];
     const batchRps: number[] = [];
@@ -134,11 +196,14 @@ async function compare(
           : (['batch', 'plain', 'plain', 'batch'] as const);
       const ms: Record<'plain' | 'batch', number[]> = { plain: [], batch: [] };
       for (const [i, side] of order.entries()) {
+        const cpuBefore = process.cpuUsage();
         ms[side].push(
           side === 'plain'
             ? await plainPool(client, claims)
             : await withJournal(client, batch, claims, r * 4 + i),
         );
+        const cpu = process.cpuUsage(cpuBefore);
+        cpuUs[side].push((cpu.user + cpu.system) / count);
       }
       const p = count / (median(ms.plain) / 1000);
       const b = count / (median(ms.batch) / 1000);
@@ -155,6 +220,8 @@ async function compare(
       plainRps: round(median(plainRps)),
       batchRps: round(median(batchRps)),
       ratio: round(median(ratios), 3),
+      cpuUsPerClaim: { plain: round(median(cpuUs.plain)), batch: round(median(cpuUs.batch)) },
+      roundTripUs: round(await roundTrip(client, claims)),
     };
   } finally {
     await stop(server.child);
@@ -170,14 +237,19 @@ async function main(): Promise<void> {
   const withLatency = await compare(sdk, batch, LATENCY_MS, LATENCY_CLAIMS, 2);
   const journalUs16 = await journalOnly(batch, CONCURRENCY, Math.min(CLAIMS, 5_000));
   const journalUs1 = await journalOnly(batch, 1, Math.min(CLAIMS, 500));
+  const syncUs = await fdatasyncUs();
   const result = {
     machine: machine(),
     claims: CLAIMS,
     concurrency: CONCURRENCY,
     rounds: ROUNDS,
+    pinned: CAN_PIN ? 'bench on CPU 0, server on CPU 1 (taskset)' : 'not pinned (no taskset or one CPU)',
     plainRps: instant.plainRps,
     batchRps: instant.batchRps,
     ratio: instant.ratio,
+    cpuUsPerClaim: instant.cpuUsPerClaim,
+    roundTripUs: instant.roundTripUs,
+    fdatasyncUs: round(syncUs),
     withLatency,
     journalUsPerClaim: { concurrency16: round(journalUs16), concurrency1: round(journalUs1) },
     target: { ratio: TARGET_RATIO, met: instant.ratio >= TARGET_RATIO },
@@ -186,4 +258,15 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }
 
-await main();
+// Pin this process to CPU 0 by running it again under taskset (once), as bench/overhead.ts does.
+if (CAN_PIN && process.env.CLAIMS_BENCH_PINNED !== '1') {
+  const [command, args] = pinned(0, process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)]);
+  const run = spawnSync(command, args, {
+    stdio: 'inherit',
+    env: { ...process.env, CLAIMS_BENCH_PINNED: '1' },
+    cwd: ROOT,
+  });
+  process.exitCode = run.status ?? 1;
+} else {
+  await main();
+}

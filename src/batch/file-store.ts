@@ -1,3 +1,5 @@
+// The module object, not named imports: its functions are looked up per call (tests count syncs).
+import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open, readFile, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -5,9 +7,6 @@ import { JournalError } from './errors.js';
 import { acquireLock } from './lock-file.js';
 import { decodeRecord, encodeRecord, type JournalRecord } from './record.js';
 import type { JournalStore } from './store.js';
-
-/** How many `fdatasync` calls may be under way at once (each covers every write before it). */
-const MAX_SYNCS = 4;
 
 interface Pending {
   bytes: Buffer;
@@ -19,8 +18,12 @@ interface Pending {
  * The default journal store: an append-only file of checksummed JSON lines, made durable with
  * `fdatasync` before each write resolves, locked by a `<path>.lock` file.
  *
- * Records written while a sync is under way are written and synced together (group commit):
- * with 16 claims in flight one `fdatasync` serves many records, not one each.
+ * Group commit: one `fdatasync` at a time; every record appended while it runs is queued, and
+ * when it returns the whole queue goes out in one `write` and one `fdatasync`. With 16 claims
+ * in flight one sync serves many records, and a record waits for at most the sync under way
+ * plus its own. A `sending` record (a POST waits on it) starts a commit at once; a final record
+ * alone waits one turn of the event loop, so that the next claim's `sending` record, appended
+ * meanwhile, shares its sync instead of queueing behind it.
  *
  * On open, every complete record is kept. A torn last line (a crash mid-write) is dropped and
  * cut off the file: it never resolved its `append`, so the claim it was about was not sent
@@ -32,8 +35,15 @@ export class FileJournalStore implements JournalStore {
   #records: JournalRecord[] | undefined;
   #handle: FileHandle | undefined;
   #unlock: (() => Promise<void>) | undefined;
+  /** Appended, not yet written: the next commit group. */
   #pending: Pending[] = [];
-  #flushing: Promise<void> | undefined;
+  #pendingHasSending = false;
+  /** An `fdatasync` is under way (at most one). */
+  #syncing = false;
+  #commitSoon = false;
+  #commitNextTurn = false;
+  /** Waiters of `close()`, told once nothing is queued or syncing. */
+  #drained: (() => void)[] = [];
   #broken: unknown;
 
   constructor(path: string) {
@@ -72,12 +82,18 @@ export class FileJournalStore implements JournalStore {
     if (this.#broken) return Promise.reject(this.#broken);
     return new Promise((resolve, reject) => {
       this.#pending.push({ bytes: encodeRecord(record), resolve, reject });
-      this.#flushing ??= this.#flush();
+      if (record.state === 'sending') this.#pendingHasSending = true;
+      this.#schedule();
     });
   }
 
   async close(): Promise<void> {
-    await this.#flushing;
+    if (this.#pending.length > 0 || this.#syncing) {
+      await new Promise<void>((resolve) => {
+        this.#drained.push(resolve);
+        this.#commit();
+      });
+    }
     await this.#handle?.close();
     this.#handle = undefined;
     await this.#unlock?.();
@@ -85,40 +101,69 @@ export class FileJournalStore implements JournalStore {
   }
 
   /**
-   * Writes everything queued in one write, then starts its `fdatasync` and, without waiting
-   * for it, writes what queued meanwhile: writes stay in order, syncs overlap (up to
-   * MAX_SYNCS), and a record resolves once a sync that began after its write has returned.
+   * Starts a commit unless one is syncing (its end starts the next). A `sending` record starts
+   * it within this turn (after the appends of the same turn); final records alone, next turn.
    */
-  async #flush(): Promise<void> {
-    const handle = this.#handle as FileHandle;
-    const syncs = new Set<Promise<void>>();
-    while (this.#pending.length > 0 || syncs.size > 0) {
-      if (this.#pending.length === 0 || syncs.size >= MAX_SYNCS) {
-        await Promise.race(syncs);
-        continue;
-      }
-      const batch = this.#pending;
-      this.#pending = [];
-      try {
-        const bytes =
-          batch.length === 1 ? (batch[0] as Pending).bytes : Buffer.concat(batch.map((p) => p.bytes));
-        for (let written = 0; written < bytes.length; ) {
-          written += (await handle.write(bytes, written)).bytesWritten;
-        }
-      } catch (error) {
-        this.#fail(batch, error);
-        continue;
-      }
-      const sync: Promise<void> = handle.datasync().then(
-        () => {
-          for (const p of batch) p.resolve();
-        },
-        (error: unknown) => this.#fail(batch, error),
-      );
-      syncs.add(sync);
-      void sync.finally(() => syncs.delete(sync));
+  #schedule(): void {
+    if (this.#syncing || this.#pending.length === 0) return;
+    if (this.#pendingHasSending) {
+      if (this.#commitSoon) return;
+      this.#commitSoon = true;
+      queueMicrotask(() => {
+        this.#commitSoon = false;
+        this.#commit();
+      });
+    } else {
+      if (this.#commitNextTurn) return;
+      this.#commitNextTurn = true;
+      setImmediate(() => {
+        this.#commitNextTurn = false;
+        this.#commit();
+      });
     }
-    this.#flushing = undefined;
+  }
+
+  /**
+   * Writes the whole queue in one `write` and starts its `fdatasync`; each record resolves when
+   * that sync returns. The write is synchronous: an append to the page cache takes microseconds,
+   * less than a trip through the thread pool, where it would also queue behind the sync.
+   */
+  #commit(): void {
+    if (this.#syncing || !this.#handle) return;
+    const group = this.#pending;
+    if (group.length === 0) {
+      for (const done of this.#drained.splice(0)) done();
+      return;
+    }
+    this.#pending = [];
+    this.#pendingHasSending = false;
+    const handle = this.#handle as FileHandle;
+    try {
+      const bytes =
+        group.length === 1 ? (group[0] as Pending).bytes : Buffer.concat(group.map((p) => p.bytes));
+      for (let written = 0; written < bytes.length; ) {
+        written += fs.writeSync(handle.fd, bytes, written);
+      }
+    } catch (error) {
+      this.#fail(group, error);
+      return;
+    }
+    this.#syncing = true;
+    // fs.fdatasync with a callback: a fifth less CPU per sync than FileHandle.datasync().
+    new Promise<void>((resolve, reject) => {
+      fs.fdatasync(handle.fd, (error) => (error ? reject(error) : resolve()));
+    }).then(
+      () => {
+        this.#syncing = false;
+        for (const p of group) p.resolve();
+        if (this.#drained.length > 0) this.#commit();
+        else this.#schedule();
+      },
+      (error: unknown) => {
+        this.#syncing = false;
+        this.#fail(group, error);
+      },
+    );
   }
 
   /** A record that may be half written: nothing after it may claim to be durable. */
@@ -126,6 +171,8 @@ export class FileJournalStore implements JournalStore {
     this.#broken ??= new JournalError('io', `Writing the journal ${this.path} failed`, { cause: error });
     for (const p of [...batch, ...this.#pending]) p.reject(this.#broken);
     this.#pending = [];
+    this.#pendingHasSending = false;
+    for (const done of this.#drained.splice(0)) done();
   }
 
   async #scan(): Promise<{ records: JournalRecord[]; goodBytes: number; fileBytes: number }> {

@@ -12,6 +12,11 @@ export class RateGate {
     this.#until = Math.max(this.#until, Date.now() + ms);
   }
 
+  /** Whether sending is allowed now, without waiting: no pause set and `signal` not aborted. */
+  isOpen(signal: AbortSignal | undefined): boolean {
+    return this.#until <= Date.now() && !signal?.aborted;
+  }
+
   /** Resolves when sending is allowed; false when `signal` aborted the wait. */
   async ready(signal: AbortSignal | undefined): Promise<boolean> {
     for (let left = this.#until - Date.now(); left > 0; left = this.#until - Date.now()) {

@@ -42,12 +42,18 @@ export interface JournalRecord {
  * complete line from one torn by a crash mid-write, whatever bytes the tear left.
  */
 export function encodeRecord(record: JournalRecord): Buffer {
-  const json = Buffer.from(JSON.stringify(record), 'utf8');
-  const head = Buffer.from(`${json.length} ${crc32(json).toString(16).padStart(8, '0')} `, 'latin1');
-  return Buffer.concat([head, json, NEWLINE]);
+  // One buffer per line (the JSON written in place, then its head): a batch encodes two a claim.
+  const json = JSON.stringify(record);
+  const bytes = Buffer.byteLength(json);
+  const start = String(bytes).length + 10; // `<bytes> <8 hex> `
+  const line = Buffer.allocUnsafe(start + bytes + 1);
+  line.write(json, start, 'utf8');
+  const sum = crc32(line.subarray(start, start + bytes));
+  line.write(`${bytes} ${sum.toString(16).padStart(8, '0')} `, 0, 'latin1');
+  line[start + bytes] = 0x0a;
+  return line;
 }
 
-const NEWLINE = Buffer.from('\n');
 const HEAD = /^(\d{1,9}) ([0-9a-f]{8}) /;
 
 /** The record a line holds, or `undefined` when the line is damaged or torn. */

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JournalError } from '../../src/batch/errors.js';
 import { FileJournalStore } from '../../src/batch/file-store.js';
 import { Journal } from '../../src/batch/journal.js';
@@ -50,6 +50,46 @@ describe('FileJournalStore', () => {
     expect(lines).toHaveLength(50);
     const again = await Journal.open(path);
     expect([...again.records()].length).toBe(50);
+    await again.close();
+  });
+
+  it('runs one fdatasync at a time: records written during it go out together in the next one', async () => {
+    const datasync = vi.spyOn(fs, 'fdatasync');
+    try {
+      const store = new FileJournalStore(path);
+      await store.open();
+      const first = store.append(rec('F', 'sending'));
+      await Promise.resolve(); // its commit started: one sync in flight
+      expect(datasync).toHaveBeenCalledTimes(1);
+      const during = Array.from({ length: 20 }, (_, i) =>
+        store.append(rec(`K${i}`, i % 2 ? 'sending' : 'filed', { incidentId: 'INC-1' })),
+      );
+      await Promise.all([first, ...during]);
+      expect(datasync).toHaveBeenCalledTimes(2);
+      await store.close();
+      expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(21);
+    } finally {
+      datasync.mockRestore();
+    }
+  });
+
+  it('lets a final record written alone share the sync of the sending record that follows it', async () => {
+    const store = new FileJournalStore(path);
+    await store.open();
+    const datasync = vi.spyOn(fs, 'fdatasync');
+    try {
+      const final = store.append(rec('A', 'filed', { incidentId: 'INC-1' }));
+      await Promise.resolve();
+      const sending = store.append(rec('B', 'sending'));
+      await Promise.all([final, sending]);
+      expect(datasync).toHaveBeenCalledTimes(1);
+    } finally {
+      datasync.mockRestore();
+    }
+    await store.close();
+    const again = await Journal.open(path);
+    expect(again.get('A')?.state).toBe('filed');
+    expect(again.get('B')?.state).toBe('sending');
     await again.close();
   });
 
