@@ -77,6 +77,7 @@ export {
   receiveWebhook,
   verifyWebhook,
   type WebhookHeaders,
+  type WebhookReceiveOptions,
   type WebhookVerifyOptions,
 } from './webhook-receiver.js';
 export type { TlsOptions } from './wire/dispatcher.js';
