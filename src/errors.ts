@@ -42,6 +42,7 @@ export class ClaimsError extends Error {
   toJSON(): Record<string, unknown> {
     const json: Record<string, unknown> = { name: this.name, message: this.message, outcome: this.outcome };
     for (const [key, value] of Object.entries(this)) {
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: `stack` and `cause` are never own enumerable fields of an SDK error, and `name` is already written with the same value; the guard is defence for later fields
       if (key !== 'name' && key !== 'stack' && key !== 'cause') json[key] = value;
     }
     return json;

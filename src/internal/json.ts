@@ -9,6 +9,7 @@
  */
 
 /** A run of digits long enough to exceed 2^53 − 1 (16 digits). */
+// Stryker disable next-line Regex: a shortcut only; quoteUnsafeIntegers changes no literal shorter than 16 digits
 const LONG_DIGITS = /\d{16}/;
 
 /** Parses JSON like `JSON.parse`, but an unsafe integer becomes the string of its digits. Throws a SyntaxError like it. */
@@ -46,6 +47,7 @@ export function quoteUnsafeIntegers(text: string): string {
         continue;
       }
       const literal = text.slice(start, i);
+      // Stryker disable next-line ConditionalExpression,ArithmeticOperator: the length test is a shortcut; the pattern and isSafeInteger decide alone
       if (i - start >= 16 && /^-?(?:0|[1-9]\d*)$/.test(literal) && !Number.isSafeInteger(Number(literal))) {
         out += `${text.slice(copiedTo, start)}"${literal}"`;
         copiedTo = i;

@@ -1,0 +1,127 @@
+/**
+ * The error tree's own promises that a mutation of src/errors.ts and src/outcome.ts once got
+ * past: which call an error names, the server's words in the message, the request id headers,
+ * the outcome of a 3xx, recognising the other build's errors, and the restated step error.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  ClaimsConnectionError,
+  ClaimsError,
+  describeCall,
+  errorFromResponse,
+  isClaimsError,
+  NotFoundError,
+  requestIdOf,
+  restate,
+  WebhookVerificationError,
+} from '../../src/errors.js';
+import { callOutcome, OUTCOME } from '../../src/outcome.js';
+
+const call = { method: 'POST', url: 'https://claims.example.com/api/incidents', attempts: 2 };
+const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  errorFromResponse({ status, body, headers, method: 'GET', url: 'https://claims.example.com/x' });
+
+describe('describeCall', () => {
+  it('names the call once, even when described twice', () => {
+    const error = new ClaimsConnectionError('socket hang up', { outcome: 'not_sent' });
+    describeCall(error, call);
+    describeCall(error, { ...call, method: 'GET', attempts: 3 });
+    expect(error.message).toBe(`POST ${call.url}: socket hang up`);
+    expect(error.method).toBe('POST');
+    expect(error.attempts).toBe(3);
+  });
+
+  it('leaves an error that is not the SDK’s alone', () => {
+    const error = new Error('boom');
+    describeCall(error, call);
+    expect(Object.hasOwn(error, 'attempts')).toBe(false);
+  });
+});
+
+describe('an API error', () => {
+  it('of a 3xx (an unfollowed redirect) may have been processed', () => {
+    expect(answer(302, '').outcome).toBe('unknown');
+    expect(answer(499, '').outcome).toBe('rejected');
+  });
+
+  it.each(['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid'])(
+    'takes its request id from %s',
+    (name) => {
+      expect(requestIdOf({ [name]: 'req-7' })).toBe('req-7');
+      expect(answer(404, '', { [name]: 'req-7' }).requestId).toBe('req-7');
+    },
+  );
+
+  it.each(['message', 'error', 'detail', 'title', 'error_description'])('quotes the server’s %s', (key) => {
+    expect(answer(400, { [key]: 'no such policy', other: 1 }).message).toBe(
+      '400 GET https://claims.example.com/x: no such policy',
+    );
+  });
+
+  it('puts the server’s words on one line, trimmed', () => {
+    expect(answer(400, '  no such\n\n  policy \t').message).toBe(
+      '400 GET https://claims.example.com/x: no such policy',
+    );
+  });
+
+  it('keeps 300 characters whole and cuts 301 with an ellipsis', () => {
+    expect(answer(400, 'a'.repeat(300)).message.endsWith(`: ${'a'.repeat(300)}`)).toBe(true);
+    expect(answer(400, 'a'.repeat(301)).message.endsWith(`: ${'a'.repeat(300)}…`)).toBe(true);
+  });
+});
+
+describe('isClaimsError', () => {
+  it('recognises an error of the other build by its registry brand', () => {
+    const other = Object.assign(new Error('x'), { [Symbol.for('claims-notification-sdk.error')]: true });
+    expect(isClaimsError(other)).toBe(true);
+  });
+
+  it('refuses a branded function and primitives', () => {
+    const fn = Object.assign(() => undefined, { [Symbol.for('claims-notification-sdk.error')]: true });
+    expect(isClaimsError(fn)).toBe(false);
+    expect(isClaimsError('ClaimsError')).toBe(false);
+    expect(isClaimsError(null)).toBe(false);
+  });
+});
+
+describe('the outcome', () => {
+  it('reads not_sent when the recorded outcome was removed', () => {
+    const error = new ClaimsError('x', { outcome: 'unknown' });
+    delete (error as unknown as Record<symbol, unknown>)[OUTCOME];
+    expect(error.outcome).toBe('not_sent');
+  });
+
+  it('of a call whose last attempt was processed stays processed after an earlier unknown one', () => {
+    expect(callOutcome('processed', true)).toBe('processed');
+    expect(callOutcome('rejected', true)).toBe('unknown');
+    expect(callOutcome('rejected', false)).toBe('rejected');
+  });
+});
+
+describe('WebhookVerificationError', () => {
+  it('is named and has no issues unless given', () => {
+    const error = new WebhookVerificationError('missing_header', 'no header');
+    expect(error.name).toBe('WebhookVerificationError');
+    expect(error.issues).toEqual([]);
+  });
+});
+
+describe('restate', () => {
+  it('wraps an error that is not the SDK’s in a ClaimsError with it as cause', () => {
+    const cause = new TypeError('bad');
+    const error = restate(cause, 'metadata look-up failed', 'not_sent');
+    expect(error).toBeInstanceOf(ClaimsError);
+    expect(error.message).toBe('metadata look-up failed');
+    expect(error.cause).toBe(cause);
+    expect((error as ClaimsError).outcome).toBe('not_sent');
+  });
+
+  it('copies an SDK error with a stack that starts with its class and the new message', () => {
+    const step = answer(404, 'gone');
+    const error = restate(step, 'the upload failed: 404', 'not_sent');
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.stack?.startsWith('NotFoundError: the upload failed: 404\n')).toBe(true);
+    expect(Object.keys(error)).not.toContain('stack');
+    expect(error.cause).toBe(step);
+  });
+});
