@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { ClaimsClient } from '../../src/index.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/testing/index.js';
@@ -108,4 +110,53 @@ export async function startLocalServer(reply: (req: Received) => Reply = () => (
         server.closeAllConnections();
       }),
   };
+}
+
+/** A `claims-sandbox` bin running in a child process, once it has printed its url and token. */
+export interface SandboxBin {
+  url: string;
+  /** What it printed so far. */
+  output(): string;
+  /** Sends SIGTERM and resolves to its exit code. */
+  stop(): Promise<number | null>;
+  /** Kills it at once (for a `finally`). */
+  kill(): void;
+}
+
+/** Starts `src/bin/claims-sandbox.ts` with `--token`; killed after 20 s whatever happens. */
+export async function startSandboxBin(token: string): Promise<SandboxBin> {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/claims-sandbox.ts', '--token', token], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const kill = (): void => {
+    clearTimeout(killer);
+    child.kill('SIGKILL');
+  };
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /CLAIMS_BASE_URL=(\S+)/.exec(output);
+        if (match && output.includes('CLAIMS_TOKEN=')) resolve(match[1] as string);
+      });
+      child.on('close', () => reject(new Error(`exited early: ${output}`)));
+    });
+    return {
+      url,
+      output: () => output,
+      stop: () => {
+        child.kill('SIGTERM');
+        return exited.finally(() => clearTimeout(killer));
+      },
+      kill,
+    };
+  } catch (error) {
+    kill();
+    throw error;
+  }
 }

@@ -3,14 +3,11 @@
  * truncated or bad bodies. Every request gets a status (or, when the sender itself cut the
  * request short, at least no crash), and the sandbox keeps serving afterwards.
  */
-import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, SandboxCore } from '../../src/testing/index.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { startSandboxBin } from './helpers.js';
 
 interface RawRequest {
   method: string;
@@ -336,26 +333,9 @@ describe('the sandbox core (also behind the msw handlers) answers any request', 
 
 describe('the claims-sandbox bin survives GET //', () => {
   it('answers it and keeps serving', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/bin/claims-sandbox.ts', '--token', 'bin-token'],
-      {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const bin = await startSandboxBin('bin-token');
     try {
-      let output = '';
-      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          const match = /CLAIMS_BASE_URL=(\S+)/.exec(output);
-          if (match) resolve(match[1] as string);
-        });
-        child.on('close', () => reject(new Error(`exited early: ${output}`)));
-      });
+      const url = bin.url;
       const port = Number(new URL(url).port);
       for (const target of ['//', '/%', '/%E0%A4%A', '//evil.example/x']) {
         const status = await send(port, {
@@ -371,11 +351,9 @@ describe('the claims-sandbox bin survives GET //', () => {
         headers: { authorization: 'Bearer bin-token' },
       });
       expect(res.status).toBe(200);
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      expect(await bin.stop()).toBe(0);
     } finally {
-      clearTimeout(killer);
-      child.kill('SIGKILL');
+      bin.kill();
     }
   }, 25_000);
 });
