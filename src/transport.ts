@@ -20,6 +20,7 @@ import { logAttemptEnd, logAttemptStart, logRetry, RequestLog } from './logger.j
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
 import type { CallSpan, TraceCall } from './telemetry/call-span.js';
+import { isDeadConnection } from './wire/dead-connection.js';
 import type { StreamedBody, Wire, WireResponse } from './wire/types.js';
 
 /** Options every SDK method takes as its last argument. */
@@ -113,6 +114,9 @@ export interface TransportConfig {
   watchBody: WatchBody;
 }
 
+/** Said by the log line of a request sent again after its kept-alive connection was found dead. */
+const DEAD_CONNECTION_REASON = 'a dead kept-alive connection, nothing written (now on a fresh connection)';
+
 /**
  * The one path every request takes: URL, headers and bearer token, validation, the retry
  * loop, and parsing of the answer into a value or a typed error.
@@ -193,7 +197,9 @@ export class Transport {
       if (body !== undefined) headers['content-type'] = 'application/json';
     }
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
-    const maxRetries = spec.stream?.replayable === false ? 0 : (options.maxRetries ?? config.maxRetries);
+    // A one-shot stream body (spec.stream not replayable) cannot be sent a second time.
+    const canResend = spec.stream?.replayable !== false;
+    const maxRetries = canResend ? (options.maxRetries ?? config.maxRetries) : 0;
     // The call's own signal: the caller's abort, the deadline and stalls all end the call
     // through it, on every attempt and every wait, with one listener on the caller's signal.
     const signal = new CallSignal(options.deadlineMs ?? config.deadlineMs, options.signal);
@@ -201,6 +207,10 @@ export class Transport {
     const log = this.#log;
     const wire = span ? span.wire(config.wire) : config.wire;
     let refreshedToken = false;
+    // A request whose kept-alive connection was dead before any byte of it was written goes out
+    // once more at once, on a fresh connection: it cannot be a duplicate, and uses no retry.
+    let resentFresh = false;
+    let freshConnection = false;
     // What the server may have done: `current` for the attempt under way, `earlier` whether a
     // previous attempt may have been acted on (a 503, a reset after sending). A failure's
     // outcome is settled from both when it leaves this call.
@@ -244,6 +254,8 @@ export class Transport {
 
         let response: WireResponse;
         current = 'unknown';
+        const fresh = freshConnection;
+        freshConnection = false;
         try {
           response = await wire({
             url,
@@ -254,6 +266,7 @@ export class Transport {
             body: wireBody,
             signal,
             timeoutMs,
+            freshConnection: fresh,
           });
           // Inside the try: a body that stalls or is cut off is a network failure too.
           // Only 2xx is success: a 3xx is not followed (the API documents none, and following
@@ -281,7 +294,16 @@ export class Transport {
             logAttemptEnd(log, { method, url, attempt, token }, error, started);
           if (signal.aborted || !(error instanceof ClaimsConnectionError)) throw error;
           current = error.outcome;
-          const failure = { kind: 'network', notConnected: isNotConnected(error.cause) } as const;
+          const dead = isDeadConnection(error);
+          if (dead && !resentFresh && canResend) {
+            resentFresh = freshConnection = true;
+            retry--;
+            if (log.infoOn) logRetry(log, { method, url, attempt, token }, 0, DEAD_CONNECTION_REASON);
+            span?.retry(0, 'dead connection');
+            continue;
+          }
+          // A dead connection again is as safe to repeat as one that never opened.
+          const failure = { kind: 'network', notConnected: dead || isNotConnected(error.cause) } as const;
           if (retry < maxRetries && shouldRetry(method, failure)) {
             earlier ||= current === 'unknown';
             current = 'not_sent';
@@ -306,8 +328,6 @@ export class Transport {
           maxResponseBytes: config.maxResponseBytes,
         });
         if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, status, started);
-        // A one-shot stream body (spec.stream not replayable) cannot be sent a second time.
-        const canResend = spec.stream?.replayable !== false;
         if (status === 401 && !refreshedToken && canResend && typeof config.accessToken === 'function') {
           // The provider may hold an expired token: ask it once more; a 401 means nothing was processed.
           refreshedToken = true;

@@ -49,14 +49,17 @@ export class OwnDispatcher {
     this.writesHeaders = writesHeaders;
   }
 
-  /** The dispatcher for a request starting now. */
-  take(undici: typeof import('undici'), now: number): Dispatcher {
+  /**
+   * The dispatcher for a request starting now; a fresh one when `fresh` (the request's
+   * kept-alive connection was found dead: the others, as old, are likely dead too).
+   */
+  take(undici: typeof import('undici'), now: number, fresh = false): Dispatcher {
     if (this.#closed)
       throw new ClaimsError('The client is closed (client.close() was called): nothing was sent');
     let current = this.#current;
     if (current === undefined) {
       current = this.#current = this.#create(undici);
-    } else if (now - this.#lastActive > this.#idleLimitMs) {
+    } else if (fresh || now - this.#lastActive > this.#idleLimitMs) {
       const stale = current;
       current = this.#current = this.#create(undici);
       stale.close().catch(() => undefined);

@@ -28,6 +28,13 @@ export interface WireRequest {
   signal: WireSignal;
   /** Longest time without progress: waiting for headers, or between body chunks. */
   timeoutMs: number;
+  /**
+   * Send on a new connection, not a kept-alive one: set for the one repeat of a request whose
+   * kept-alive connection the wire found dead before writing any byte of it (the wire said so
+   * with `markDeadConnection`, src/wire/dead-connection.ts). A wire that cannot choose its
+   * connections (a user's `fetch`) ignores it, and then never marks an error so.
+   */
+  freshConnection?: boolean;
 }
 
 /**

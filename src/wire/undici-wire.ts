@@ -4,10 +4,17 @@ import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../error
 import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
 import { CappedText } from './capped-text.js';
+import { markDeadConnection } from './dead-connection.js';
 import { OwnDispatcher } from './dispatcher.js';
 import type { Wire, WireResponse, WireSignal } from './types.js';
+import { WriteWatch } from './write-watch.js';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/**
+ * A connection that was open and then found closed: a kept-alive one the server or a balancer
+ * dropped while idle. (A connection that could not be opened keeps the retry rules of its own.)
+ */
+const DEAD_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
 
 type UndiciBody = Awaited<ReturnType<typeof undiciRequest>>['body'];
 type UndiciHeaders = Awaited<ReturnType<typeof undiciRequest>>['headers'];
@@ -30,9 +37,14 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
   const copyHeaders = own === undefined || own.writesHeaders;
   return async (req) => {
     undici ??= await import('undici');
+    // Whether a failed request was written is known only on our own dispatcher: a user's may
+    // create several undici requests for one (a retrying one), later, out of our sight.
+    const watch = own ? new WriteWatch(typeof req.body !== 'object') : undefined;
     try {
-      const target = own ? own.take(undici, performance.now()) : (dispatcher as Dispatcher);
-      const res = await target.request({
+      const target = own
+        ? own.take(undici, performance.now(), req.freshConnection === true)
+        : (dispatcher as Dispatcher);
+      const options: Dispatcher.RequestOptions = {
         origin: req.origin,
         path: req.path,
         method: req.method as Dispatcher.HttpMethod,
@@ -43,14 +55,29 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
         signal: req.signal as unknown as AbortSignal,
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
-      });
+      };
+      const res = await (watch ? watch.dispatch(() => target.request(options)) : target.request(options));
       own?.touch(performance.now(), headerValue(res.headers['keep-alive']));
       return new UndiciResponse(res.statusCode, res.headers, res.body, req);
     } catch (error) {
       if (error instanceof ClaimsError) throw error;
+      if (watch?.neverWritten && !req.signal.aborted) throw neverWritten(error);
       throw translate(error, req.signal, req.timeoutMs);
     }
   };
+}
+
+/**
+ * A request undici provably never wrote (see {@link WriteWatch}): nothing was sent. When the
+ * kept-alive connection was found dead, the transport sends it once more on a fresh one.
+ */
+function neverWritten(error: unknown): ClaimsConnectionError {
+  const code = (error as { code?: unknown }).code;
+  const failure = new ClaimsConnectionError(
+    `Connection failed before any byte of the request was written, nothing was sent: ${errorMessage(error)}${typeof code === 'string' ? ` (${code})` : ''}`,
+    { cause: error, outcome: 'not_sent' },
+  );
+  return typeof code === 'string' && DEAD_SOCKET_CODES.has(code) ? markDeadConnection(failure) : failure;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

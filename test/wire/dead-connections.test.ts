@@ -1,0 +1,310 @@
+/**
+ * Kept-alive connections the server closes (FIN) or resets (RST) while idle, found dead by the
+ * next call, with and without the client's event loop frozen meanwhile. The server announces a
+ * long keep-alive (`timeout=60`) and the gap is short, so the idle-gap rule (stale-sockets.test.ts)
+ * does not step in: the dead connection is really handed to the next request.
+ *
+ * What the server received is counted: a POST is never received twice; a call never written
+ * (undici proved it) never fails, it goes out once more on a fresh connection; a call that may
+ * have left fails `'unknown'` and is not repeated.
+ *
+ * The server runs in a worker thread, so it keeps running while this thread is frozen, and
+ * closes its idle sockets on command: the frozen thread waits (blocked, as a frozen function
+ * is) until they are closed, so no timing is guessed.
+ */
+import { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ClaimsClient, ClaimsConnectionError, type Logger, outcomeOf } from '../../src/index.js';
+import { incident } from '../helpers/fixtures.js';
+
+type CloseMode = 'fin' | 'rst';
+
+interface IdleCloser {
+  url: string;
+  /** Closes the server's idle sockets (with a FIN or an RST) while this thread is blocked. */
+  closeIdleWhileFrozen(): void;
+  /** Closes them and waits, this thread running. */
+  closeIdle(): Promise<void>;
+  /** POSTs received (whole bodies), and TCP connections accepted. */
+  stats(): Promise<{ posts: number; bodies: string[]; connections: number }>;
+  stop(): Promise<void>;
+}
+
+async function idleCloser(mode: CloseMode): Promise<IdleCloser> {
+  // [0]: idle sockets closed so far, written by the worker, waited on by this thread.
+  const closed = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(
+    `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const http = require('node:http');
+    const closed = workerData;
+    const bodies = [];
+    let connections = 0;
+    const idle = new Set();
+    const server = http.createServer((req, res) => {
+      idle.delete(req.socket);
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk) => { body += chunk; });
+      req.on('end', () => {
+        if (req.method === 'POST') bodies.push(body);
+        res.writeHead(201, { 'content-type': 'application/json', 'keep-alive': 'timeout=60' });
+        res.end(JSON.stringify({ incidentId: 'INC-' + bodies.length }));
+        res.on('finish', () => idle.add(req.socket));
+      });
+    });
+    server.keepAliveTimeout = 60000;
+    server.on('connection', (socket) => {
+      connections++;
+      socket.on('close', () => idle.delete(socket));
+    });
+    server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+    parentPort.on('message', (m) => {
+      if (m === 'stats') return parentPort.postMessage({ posts: bodies.length, bodies, connections });
+      for (const socket of idle) {
+        if (${JSON.stringify(mode)} === 'rst') socket.resetAndDestroy();
+        else socket.end();
+      }
+      idle.clear();
+      Atomics.add(closed, 0, 1);
+      Atomics.notify(closed, 0);
+      if (m.reply) parentPort.postMessage({ closed: true });
+    });
+    `,
+    { eval: true, workerData: closed },
+  );
+  const next = (): Promise<Record<string, unknown>> =>
+    new Promise((resolve) => worker.once('message', resolve));
+  const { port } = await next();
+  let closes = 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    closeIdleWhileFrozen() {
+      const seen = closes++;
+      worker.postMessage({ reply: false });
+      // Blocks this thread until the worker has closed them: no timer, no socket event runs.
+      Atomics.wait(closed, 0, seen, 5_000);
+      // Loopback delivers the FIN or RST at once; a few ms more, still frozen, for a loaded machine.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    },
+    async closeIdle() {
+      closes++;
+      const done = next();
+      worker.postMessage({ reply: true });
+      await done;
+      // Let undici read the FIN or RST.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    },
+    async stats() {
+      const answer = next();
+      worker.postMessage('stats');
+      return (await answer) as { posts: number; bodies: string[]; connections: number };
+    },
+    async stop() {
+      await worker.terminate();
+    },
+  };
+}
+
+/** Lets undici put the socket back in its pool: it needs a few ticks after an answer. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+
+const servers: IdleCloser[] = [];
+const clients: ClaimsClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+/** The client, and the retries it logged (a dead connection's fresh repeat is one). */
+async function setUp(
+  mode: CloseMode,
+  options: { fetch?: typeof fetch; maxRetries?: number } = {},
+): Promise<{ server: IdleCloser; client: ClaimsClient; retries: string[] }> {
+  const server = await idleCloser(mode);
+  servers.push(server);
+  const retries: string[] = [];
+  const logger: Logger = {
+    debug: () => undefined,
+    info: (message) => retries.push(message),
+    warn: () => undefined,
+    error: () => undefined,
+  };
+  const client = new ClaimsClient({
+    baseUrl: server.url,
+    accessToken: 'tok',
+    maxRetries: 0,
+    logger,
+    logLevel: 'info',
+    ...options,
+  });
+  clients.push(client);
+  return { server, client, retries };
+}
+
+/** Each round: one call that leaves a kept-alive connection idle, then the call under test. */
+const ROUNDS = 5;
+const claim = (n: number) => ({ ...incident, description: `claim ${n}` });
+
+describe.each(['fin', 'rst'] as const)('the server closes idle connections with %s (undici wire)', (mode) => {
+  it('between two calls, the client frozen: the next POST reaches the server once, and succeeds', async () => {
+    const { server, client, retries } = await setUp(mode);
+    for (let round = 0; round < ROUNDS; round++) {
+      await client.incidents.create(claim(2 * round));
+      await settle();
+      server.closeIdleWhileFrozen();
+      await expect(client.incidents.create(claim(2 * round + 1))).resolves.toEqual({
+        incidentId: `INC-${2 * round + 2}`,
+      });
+    }
+    const { bodies } = await server.stats();
+    expect(bodies.map((b) => JSON.parse(b).description)).toEqual(
+      Array.from({ length: 2 * ROUNDS }, (_, n) => `claim ${n}`),
+    );
+    // An RST seen while the request waited for the socket: undici fails it unwritten, the SDK
+    // sends it once more on a fresh connection. A FIN: undici drops the socket and uses
+    // another by itself.
+    expect(retries.filter((r) => r.includes('dead kept-alive connection'))).toHaveLength(
+      mode === 'rst' ? ROUNDS : 0,
+    );
+  });
+
+  it('between two calls, the client running: undici drops the closed connection, the POST succeeds once', async () => {
+    const { server, client, retries } = await setUp(mode);
+    for (let round = 0; round < ROUNDS; round++) {
+      await client.incidents.create(claim(2 * round));
+      await settle();
+      await server.closeIdle();
+      await expect(client.incidents.create(claim(2 * round + 1))).resolves.toEqual({
+        incidentId: `INC-${2 * round + 2}`,
+      });
+    }
+    expect((await server.stats()).posts).toBe(2 * ROUNDS);
+    expect(retries).toEqual([]);
+  });
+});
+
+describe('frozen just as undici writes the request (the close arrives after undici last looked)', () => {
+  /**
+   * Queued before the call, this runs in the same check phase as undici's own look at the idle
+   * socket (a `setImmediate`), just before it: the socket is closed after undici looked, before
+   * it writes.
+   */
+  function freezeBeforeUndiciWrites(server: IdleCloser): void {
+    setImmediate(() => server.closeIdleWhileFrozen());
+  }
+
+  it('an RST: the kernel refuses the write, nothing left; the POST goes out once on a fresh connection', async () => {
+    const { server, client, retries } = await setUp('rst');
+    for (let round = 0; round < ROUNDS; round++) {
+      await client.incidents.create(claim(2 * round));
+      await settle();
+      freezeBeforeUndiciWrites(server);
+      await expect(client.incidents.create(claim(2 * round + 1))).resolves.toEqual({
+        incidentId: `INC-${2 * round + 2}`,
+      });
+    }
+    const { bodies } = await server.stats();
+    expect(bodies).toHaveLength(2 * ROUNDS);
+    expect(new Set(bodies).size).toBe(2 * ROUNDS);
+    expect(retries.filter((r) => r.includes('dead kept-alive connection'))).toHaveLength(ROUNDS);
+  });
+
+  it('a FIN: the request is written and the server may read it, so the call fails unknown and is not repeated', async () => {
+    // Retries allowed: a POST that may have left must still not be repeated.
+    const { server, client, retries } = await setUp('fin', { maxRetries: 2 });
+    for (let round = 0; round < ROUNDS; round++) {
+      await client.incidents.create(claim(2 * round));
+      await settle();
+      freezeBeforeUndiciWrites(server);
+      const error = await client.incidents.create(claim(2 * round + 1)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ClaimsConnectionError);
+      expect(outcomeOf(error)).toBe('unknown');
+      expect(error).toMatchObject({ attempts: 1 });
+    }
+    const { bodies } = await server.stats();
+    // The server did read every one of them after its FIN (an HTTP/1.1 server may): this is
+    // why a request written after a FIN is 'unknown', never repeated.
+    expect(bodies.map((b) => JSON.parse(b).description)).toEqual(
+      Array.from({ length: 2 * ROUNDS }, (_, n) => `claim ${n}`),
+    );
+    expect(retries).toEqual([]);
+  });
+});
+
+describe('an RST after the request was written', () => {
+  it('the server read the POST, then reset: unknown, not repeated, received once', async () => {
+    const { createServer } = await import('node:http');
+    let posts = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        posts++;
+        if (posts === 1) {
+          res.writeHead(201, { 'content-type': 'application/json', 'keep-alive': 'timeout=60' });
+          res.end(JSON.stringify({ incidentId: 'INC-1' }));
+        } else req.socket.resetAndDestroy();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const client = new ClaimsClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      accessToken: 'tok',
+      maxRetries: 2,
+    });
+    clients.push(client);
+    try {
+      await client.incidents.create(claim(0));
+      const error = await client.incidents.create(claim(1)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ClaimsConnectionError);
+      expect(outcomeOf(error)).toBe('unknown');
+      expect(error).toMatchObject({ attempts: 1 });
+      expect(posts).toBe(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+/**
+ * A `fetch` cannot say which connection it used, nor whether it wrote anything: the fetch
+ * wire never claims `'not_sent'` for a connection that failed, and keeps the outcome rules. What
+ * its undici does with a dead connection depends on the Node version (undici 7 looks at an idle
+ * socket before writing to it; Node 20's fetch does not), so only the rules are asserted.
+ */
+describe.each(['fin', 'rst'] as const)(
+  'the fetch wire, the server closing idle connections with %s',
+  (mode) => {
+    it.each(['between two calls', 'just as fetch writes'])(
+      'the client frozen %s: the POST succeeds or fails unknown, never repeated, never received twice',
+      async (when) => {
+        const { server, client, retries } = await setUp(mode, { fetch: globalThis.fetch, maxRetries: 2 });
+        const succeeded: string[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          // This one may find the connection the previous round left dead as well.
+          await client.incidents.create(claim(2 * round)).catch((error: unknown) => {
+            expect(outcomeOf(error)).toBe('unknown');
+          });
+          await settle();
+          if (when === 'between two calls') server.closeIdleWhileFrozen();
+          else setImmediate(() => server.closeIdleWhileFrozen());
+          const sent = claim(2 * round + 1);
+          try {
+            await client.incidents.create(sent);
+            succeeded.push(sent.description);
+          } catch (error) {
+            expect(error).toBeInstanceOf(ClaimsConnectionError);
+            expect(outcomeOf(error)).toBe('unknown');
+            expect(error).toMatchObject({ attempts: 1 });
+          }
+        }
+        const received = (await server.stats()).bodies.map((b) => JSON.parse(b).description as string);
+        expect(new Set(received).size).toBe(received.length);
+        expect(received).toEqual(expect.arrayContaining(succeeded));
+        expect(retries).toEqual([]);
+      },
+    );
+  },
+);
