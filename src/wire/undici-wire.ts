@@ -61,14 +61,20 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
       return new UndiciResponse(res.statusCode, res.headers, res.body, req);
     } catch (error) {
       if (error instanceof ClaimsError) throw error;
-      if (watch?.neverWritten && !req.signal.aborted) throw neverWritten(error);
-      throw translate(error, req.signal, req.timeoutMs);
+      const failure = translate(error, req.signal, req.timeoutMs);
+      // Only a failure that would otherwise be 'unknown' needs the proof: a connection that
+      // never opened, a timeout or an abort keep their own error.
+      const unknown =
+        failure instanceof ClaimsConnectionError &&
+        !(failure instanceof ClaimsTimeoutError) &&
+        failure.outcome === 'unknown';
+      throw unknown && watch?.neverWritten ? neverWritten(error) : failure;
     }
   };
 }
 
 /**
- * A request undici provably never wrote (see {@link WriteWatch}): nothing was sent. When the
+ * A request undici provably never wrote (see {@link WriteWatch}): nothing was sent. When its
  * kept-alive connection was found dead, the transport sends it once more on a fresh one.
  */
 function neverWritten(error: unknown): ClaimsConnectionError {
