@@ -3,22 +3,24 @@ import type { Socket } from 'node:net';
 
 /**
  * Proves, from undici's diagnostics channels, that undici wrote no byte of one request: the
- * only thing that makes a failed POST safe to send again. undici 7 (HTTP/1.1) fails a request
- * without writing it in two ways, both seen after a serverless freeze:
+ * only thing that makes a failed POST safe to send again. Before it writes to a kept-alive
+ * socket, undici 7 lets the event loop read it once (its idle-socket check): a FIN found then
+ * makes it use another connection by itself. It still fails a request it never wrote in two ways:
  *
- * - it had not started writing: a kept-alive socket found closed (`ECONNRESET` on read) while
- *   the request still waited for it fails every request waiting, not only the one on the
- *   wire. undici publishes `undici:client:sendHeaders` before it writes any byte of a request,
- *   so a request that failed without it was never written.
- * - the kernel refused the write: the socket had received an RST. A body undici writes in one
- *   piece (a string, or none) goes out in one corked `writev`; the write system call either
- *   takes bytes, or fails taking none, and only that failure errors the socket before
- *   `socket.write` returns (a failure after a partial write comes later, from the event loop).
- *   `undici:request:bodySent` follows that write synchronously: a socket that errored with a
- *   `write` error in between took none of the request.
+ * - an RST found while the request waits for the socket (`read ECONNRESET`) fails every request
+ *   waiting, not only one on the wire (client.js `onError`). undici publishes
+ *   `undici:client:sendHeaders` before it writes any byte of a request, so a request that failed
+ *   without it was never written.
+ * - an RST that arrived after that check (a freeze, or the server's close, at just that moment)
+ *   makes the kernel refuse the write. A body undici writes in one piece (a string, or none)
+ *   goes out in one corked `writev`: the system call takes bytes, or fails taking none, and only
+ *   that failure errors the socket before `socket.write` returns (a failure after a partial
+ *   write comes later, from the event loop). `undici:request:bodySent` follows that write in the
+ *   same run: a socket errored by a `write` in between took none of the request.
  *
- * Any other failure (a FIN before the write, an RST after it) may have left: the HTTP/1.1
- * server may have read the request, and it is not claimed.
+ * Anything else (a FIN that arrived after the check, an RST after the write) may have left: an
+ * HTTP/1.1 server may read a request written after its FIN. It is not claimed.
+ * test/pinned/undici-write-order.test.ts pins the order of these channels.
  */
 export class WriteWatch {
   /** undici requests created while this one was dispatched: exactly one to be sure it is ours. */
