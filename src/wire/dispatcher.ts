@@ -49,23 +49,31 @@ export class OwnDispatcher {
     this.writesHeaders = writesHeaders;
   }
 
-  /**
-   * The dispatcher for a request starting now; a fresh one when `fresh` (the request's
-   * kept-alive connection was found dead: the others, as old, are likely dead too).
-   */
-  take(undici: typeof import('undici'), now: number, fresh = false): Dispatcher {
+  /** The dispatcher for a request starting now. */
+  take(undici: typeof import('undici'), now: number): Dispatcher {
     if (this.#closed)
       throw new ClaimsError('The client is closed (client.close() was called): nothing was sent');
     let current = this.#current;
     if (current === undefined) {
       current = this.#current = this.#create(undici);
-    } else if (fresh || now - this.#lastActive > this.#idleLimitMs) {
+    } else if (now - this.#lastActive > this.#idleLimitMs) {
       const stale = current;
       current = this.#current = this.#create(undici);
       stale.close().catch(() => undefined);
     }
     this.#lastActive = now;
     return current;
+  }
+
+  /**
+   * Drops `dispatcher` for a fresh one, unless that happened already: one of its kept-alive
+   * connections was found dead, and the others, as old, are likely dead too. Calls failing
+   * together (after a freeze) thus all go on to one fresh dispatcher, whose connections stay.
+   */
+  retire(dispatcher: Dispatcher): void {
+    if (this.#current !== dispatcher) return;
+    this.#current = undefined;
+    dispatcher.close().catch(() => undefined);
   }
 
   /**

@@ -31,8 +31,10 @@ export interface WireRequest {
   /**
    * Send on a new connection, not a kept-alive one: set for the one repeat of a request whose
    * kept-alive connection the wire found dead before writing any byte of it (the wire said so
-   * with `markDeadConnection`, src/wire/dead-connection.ts). A wire that cannot choose its
-   * connections (a user's `fetch`) ignores it, and then never marks an error so.
+   * with `markDeadConnection`, src/wire/dead-connection.ts): a connection opened after that
+   * failure. A wire that dropped the dead connection's pool when it marked the error (the
+   * undici wire does) has nothing more to do; one that cannot choose its connections (a user's
+   * `fetch`) never marks an error so.
    */
   freshConnection?: boolean;
 }

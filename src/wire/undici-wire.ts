@@ -4,7 +4,7 @@ import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../error
 import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
 import { CappedText } from './capped-text.js';
-import { markDeadConnection } from './dead-connection.js';
+import { isDeadConnection, markDeadConnection } from './dead-connection.js';
 import { OwnDispatcher } from './dispatcher.js';
 import type { Wire, WireResponse, WireSignal } from './types.js';
 import { WriteWatch } from './write-watch.js';
@@ -40,10 +40,9 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
     // Whether a failed request was written is known only on our own dispatcher: a user's may
     // create several undici requests for one (a retrying one), later, out of our sight.
     const watch = own ? new WriteWatch(typeof req.body !== 'object') : undefined;
+    // Throws the client's ClaimsError once it is closed.
+    const target = own ? own.take(undici, performance.now()) : (dispatcher as Dispatcher);
     try {
-      const target = own
-        ? own.take(undici, performance.now(), req.freshConnection === true)
-        : (dispatcher as Dispatcher);
       const options: Dispatcher.RequestOptions = {
         origin: req.origin,
         path: req.path,
@@ -68,7 +67,11 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
         failure instanceof ClaimsConnectionError &&
         !(failure instanceof ClaimsTimeoutError) &&
         failure.outcome === 'unknown';
-      throw unknown && watch?.neverWritten ? neverWritten(error) : failure;
+      if (!unknown || !watch?.neverWritten) throw failure;
+      const dead = neverWritten(error);
+      // The repeat (`freshConnection`) then gets a fresh dispatcher from take().
+      if (isDeadConnection(dead)) own?.retire(target);
+      throw dead;
     }
   };
 }

@@ -273,6 +273,30 @@ describe.each(['http', 'https'] as const)('over %s', (scheme) => {
   });
 });
 
+describe('several calls at once after a freeze', () => {
+  it('each POST whose connection was reset reaches the server once, on connections opened after the reset', async () => {
+    const { server, client, retries } = await setUp('rst');
+    const batch = (from: number) =>
+      Promise.all(Array.from({ length: 8 }, (_, i) => client.incidents.create(claim(from + i))));
+    await batch(0);
+    await settle();
+    expect((await server.stats()).connections).toBe(8);
+    server.closeIdleWhileFrozen();
+    await expect(batch(8)).resolves.toHaveLength(8);
+    const { bodies, connections } = await server.stats();
+    expect(new Set(bodies).size).toBe(16);
+    expect(bodies).toHaveLength(16);
+    expect(connections).toBe(16);
+    const resent = retries.filter((r) => r.includes('dead kept-alive connection')).length;
+    expect(resent).toBeGreaterThan(0);
+    expect(resent).toBeLessThanOrEqual(8);
+    // The new connections are in one fresh pool, not one pool per call: the next batch reuses them.
+    await settle();
+    await batch(16);
+    expect((await server.stats()).connections).toBe(connections);
+  });
+});
+
 describe('an RST after the request was written', () => {
   it('the server read the POST, then reset: unknown, not repeated, received once', async () => {
     const { createServer } = await import('node:http');
