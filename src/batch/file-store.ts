@@ -18,12 +18,12 @@ interface Pending {
  * The default journal store: an append-only file of checksummed JSON lines, made durable with
  * `fdatasync` before each write resolves, locked by a `<path>.lock` file.
  *
- * Group commit: one `fdatasync` at a time. Records appended during one turn of the event loop
- * go out together at the end of that turn, in one `write` and one `fdatasync` (by then every
- * answer that arrived in the turn has queued its final record and the next claim's `sending`
- * record); records appended while a sync runs are queued, and when it returns the whole queue
- * goes out the same way. With 16 claims in flight one sync serves many records, and a record
- * waits for at most the sync under way plus its own.
+ * Group commit: one `fdatasync` at a time; every record appended while it runs is queued, and
+ * when it returns the whole queue goes out in one `write` and one `fdatasync`. With 16 claims
+ * in flight one sync serves many records, and a record waits for at most the sync under way
+ * plus its own. A `sending` record (a POST waits on it) starts a commit at once; a final record
+ * alone waits one turn of the event loop, so that the next claim's `sending` record, appended
+ * meanwhile, shares its sync instead of queueing behind it.
  *
  * On open, every complete record is kept. A torn last line (a crash mid-write) is dropped and
  * cut off the file: it never resolved its `append`, so the claim it was about was not sent
@@ -37,8 +37,10 @@ export class FileJournalStore implements JournalStore {
   #unlock: (() => Promise<void>) | undefined;
   /** Appended, not yet written: the next commit group. */
   #pending: Pending[] = [];
+  #pendingHasSending = false;
   /** An `fdatasync` is under way (at most one). */
   #syncing = false;
+  #commitSoon = false;
   #commitNextTurn = false;
   /** Waiters of `close()`, told once nothing is queued or syncing. */
   #drained: (() => void)[] = [];
@@ -80,6 +82,7 @@ export class FileJournalStore implements JournalStore {
     if (this.#broken) return Promise.reject(this.#broken);
     return new Promise((resolve, reject) => {
       this.#pending.push({ line: encodeLine(record), resolve, reject });
+      if (record.state === 'sending') this.#pendingHasSending = true;
       this.#schedule();
     });
   }
@@ -97,14 +100,27 @@ export class FileJournalStore implements JournalStore {
     this.#unlock = undefined;
   }
 
-  /** Starts a commit at the end of this turn, unless one is due or syncing (its end starts the next). */
+  /**
+   * Starts a commit unless one is syncing (its end starts the next). A `sending` record starts
+   * it within this turn (after the appends of the same turn); final records alone, next turn.
+   */
   #schedule(): void {
-    if (this.#syncing || this.#commitNextTurn || this.#pending.length === 0) return;
-    this.#commitNextTurn = true;
-    setImmediate(() => {
-      this.#commitNextTurn = false;
-      this.#commit();
-    });
+    if (this.#syncing || this.#pending.length === 0) return;
+    if (this.#pendingHasSending) {
+      if (this.#commitSoon) return;
+      this.#commitSoon = true;
+      queueMicrotask(() => {
+        this.#commitSoon = false;
+        this.#commit();
+      });
+    } else {
+      if (this.#commitNextTurn) return;
+      this.#commitNextTurn = true;
+      setImmediate(() => {
+        this.#commitNextTurn = false;
+        this.#commit();
+      });
+    }
   }
 
   /**
@@ -120,6 +136,7 @@ export class FileJournalStore implements JournalStore {
       return;
     }
     this.#pending = [];
+    this.#pendingHasSending = false;
     const handle = this.#handle as FileHandle;
     try {
       let text = '';
@@ -148,6 +165,7 @@ export class FileJournalStore implements JournalStore {
     this.#broken ??= new JournalError('io', `Writing the journal ${this.path} failed`, { cause: error });
     for (const p of [...batch, ...this.#pending]) p.reject(this.#broken);
     this.#pending = [];
+    this.#pendingHasSending = false;
     for (const done of this.#drained.splice(0)) done();
   }
 

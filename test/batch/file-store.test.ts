@@ -74,7 +74,7 @@ describe('FileJournalStore', () => {
       const store = new FileJournalStore(path);
       await store.open();
       const first = store.append(rec('F', 'sending'));
-      await new Promise((resolve) => setImmediate(resolve)); // its commit started: one sync in flight
+      await Promise.resolve(); // its commit started: one sync in flight
       expect(datasync).toHaveBeenCalledTimes(1);
       const during = Array.from({ length: 20 }, (_, i) =>
         store.append(rec(`K${i}`, i % 2 ? 'sending' : 'filed', { incidentId: 'INC-1' })),
