@@ -247,17 +247,16 @@ class BatchRun {
       // The worker takes its next claim at once; this one is reported once its record is durable,
       // so its write shares an fdatasync with the next `sending` records (group commit).
       this.#recording++;
-      this.journal.write(record).then(
-        () => {
-          this.#settle(claim, resultOf(record, 'sent'));
-          this.#recorded();
-        },
-        (error: unknown) => {
-          this.#failure ??= { error };
-          this.#stop.abort();
-          this.#recorded();
-        },
-      );
+      const failed = (error: unknown) => {
+        this.#failure ??= { error };
+        this.#stop.abort();
+      };
+      this.journal
+        .write(record)
+        .then(() => this.#settle(claim, resultOf(record, 'sent')))
+        // A failed write, or an `onProgress` that threw: the batch fails, as elsewhere.
+        .then(undefined, failed)
+        .then(() => this.#recorded());
       return;
     }
   }

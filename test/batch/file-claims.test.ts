@@ -282,4 +282,21 @@ describe('fileClaims', () => {
     await expect(run([claimLine('K1')], { journal: store })).rejects.toBe(broken);
     expect(server.received).toEqual(['K1']);
   });
+
+  it('fails the batch with the error of an onProgress that throws, once the claims in flight are recorded', async () => {
+    const thrown = new Error('progress bar broke');
+    const error = await run(
+      keys(6).map((k) => claimLine(k)),
+      {
+        concurrency: 2,
+        onProgress: ({ done }) => {
+          if (done === 2) throw thrown;
+        },
+      },
+    ).catch((e: unknown) => e);
+    expect(error).toBe(thrown);
+    const open = await Journal.open(journal);
+    for (const key of server.received) expect(open.get(key)?.state).toBe('filed');
+    await open.close();
+  });
 });
