@@ -2,7 +2,7 @@
  * Batch bench: files BATCH_BENCH_CLAIMS claims (default 10,000) at concurrency 16 against a
  * local server (its own process) with `fileClaims` and its journal on (fsync after `sending`
  * and after the result, group-committed), versus a plain Promise.all pool of 16 making the same
- * `incidents.create` calls with no journal. Rounds alternate A B B A so load from elsewhere
+ * `incidents.create` calls with no journal. Rounds alternate A B C C B A so load from elsewhere
  * hits both alike; the throughput ratio is taken per round. Target: ≥ 0.9.
  *
  * Then the same against a server that answers after BATCH_BENCH_LATENCY_MS (default 20 ms, on
@@ -10,6 +10,10 @@
  *
  * Also measured, without any network: the journal's own cost per claim (two durable records),
  * at concurrency 16 (group commit) and 1 (one fdatasync per record).
+ *
+ * A third side, `fileClaims` with a store that keeps nothing, shows what the runner costs
+ * without the journal (validation, body hash, bookkeeping); the batch side also counts its
+ * `fdatasync` calls per claim.
  *
  * Both sides make the same call per claim (`incidents.create(incident, { maxRetries: 0,
  * checkExtendedFields: false }).withResponse()`, as src/batch/send-claim.ts), at the same
@@ -21,6 +25,7 @@
  *   npx tsx bench/batch.ts          BATCH_BENCH_CLAIMS=2000 BATCH_BENCH_ROUNDS=2 npx tsx bench/batch.ts
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,19 +95,42 @@ async function withJournal(
   batch: typeof Batch,
   claims: Claims,
   round: number,
+  store?: Batch.JournalStore,
 ): Promise<number> {
-  const journal = join(TMP, `batch-bench-${round}.journal`);
-  await rm(journal, { force: true });
+  const path = join(TMP, `batch-bench-${round}.journal`);
+  await rm(path, { force: true });
   const started = performance.now();
   let filed = 0;
+  const journal = store ?? path;
   for await (const result of batch.fileClaims(client, claims, { journal, concurrency: CONCURRENCY })) {
     if (result.state === 'filed') filed++;
   }
   const ms = performance.now() - started;
-  await rm(journal, { force: true });
+  await rm(path, { force: true });
   if (filed !== claims.length) throw new Error(`only ${filed} of ${claims.length} filed`);
   return ms;
 }
+
+/**
+ * A store that keeps nothing: `fileClaims` with it costs what the runner costs (validation,
+ * body hash, bookkeeping) without the journal's records and syncs. Never for real use.
+ */
+function noStore(): Batch.JournalStore {
+  return {
+    open: async () => {},
+    load: async function* () {},
+    append: () => Promise.resolve(),
+    close: async () => {},
+  };
+}
+
+/** `fdatasync` calls made by the file store (it calls `fs.fdatasync` through the module object). */
+let syncCalls = 0;
+const realFdatasync = fs.fdatasync;
+fs.fdatasync = ((...args: Parameters<typeof fs.fdatasync>) => {
+  syncCalls++;
+  return realFdatasync(...args);
+}) as typeof fs.fdatasync;
 
 /** The journal alone: `sending` then `filed` for every claim, durable, `concurrency` at a time. */
 async function journalOnly(batch: typeof Batch, concurrency: number, count: number): Promise<number> {
@@ -137,8 +165,8 @@ async function roundTrip(client: Sdk.ClaimsClient, claims: Claims): Promise<numb
   return median(us);
 }
 
-/** Median µs of one `fdatasync` after a 200-byte append, on the disk the journal is on. */
-async function fdatasyncUs(): Promise<number> {
+/** µs of one `fdatasync` after a 200-byte append, on the disk the journal is on: median and 90th percentile. */
+async function fdatasyncUs(): Promise<{ median: number; p90: number }> {
   const path = join(TMP, 'fdatasync-probe');
   const handle = await open(path, 'w');
   const line = Buffer.alloc(200, 0x78);
@@ -154,8 +182,11 @@ async function fdatasyncUs(): Promise<number> {
     await handle.close();
     await rm(path, { force: true });
   }
-  return median(us);
+  const sorted = [...us].sort((a, b) => a - b);
+  return { median: median(us), p90: sorted[Math.floor(sorted.length * 0.9)] as number };
 }
+
+type Side = 'plain' | 'batch' | 'noStore';
 
 interface Comparison {
   serverDelayMs: number;
@@ -163,8 +194,15 @@ interface Comparison {
   plainRps: number;
   batchRps: number;
   ratio: number;
+  /** Every round's ratio, batch / plain. */
+  ratios: number[];
+  /** `fileClaims` with a store that keeps nothing: the runner without the journal. */
+  noStoreRps: number;
+  noStoreRatio: number;
   /** This process's CPU time (user + system) per claim, each side: the runner's own cost shows here. */
-  cpuUsPerClaim: { plain: number; batch: number };
+  cpuUsPerClaim: Record<Side, number>;
+  /** `fdatasync` calls per claim of the journal-on batch (two records a claim, group-committed). */
+  syncsPerClaim: number;
   /** One POST at a time against the same server: a local round trip, µs. */
   roundTripUs: number;
 }
@@ -185,42 +223,55 @@ async function compare(
     // Warm-up: JIT and a full connection pool, both sides.
     await plainPool(client, claims.slice(0, 2_000));
     await withJournal(client, batch, claims.slice(0, 2_000), -1);
-    const cpuUs: Record<'plain' | 'batch', number[]> = { plain: [], batch: [] };
+    await withJournal(client, batch, claims.slice(0, 2_000), -2, noStore());
+    const cpuUs: Record<Side, number[]> = { plain: [], batch: [], noStore: [] };
     const ratios: number[] = [];
-    const plainRps: number[] = [];
-    const batchRps: number[] = [];
+    const noStoreRatios: number[] = [];
+    const rps: Record<Side, number[]> = { plain: [], batch: [], noStore: [] };
+    const syncs: number[] = [];
     for (let r = 0; r < rounds; r++) {
-      const order =
+      const order: Side[] =
         r % 2 === 0
-          ? (['plain', 'batch', 'batch', 'plain'] as const)
-          : (['batch', 'plain', 'plain', 'batch'] as const);
-      const ms: Record<'plain' | 'batch', number[]> = { plain: [], batch: [] };
+          ? ['plain', 'batch', 'noStore', 'noStore', 'batch', 'plain']
+          : ['batch', 'noStore', 'plain', 'plain', 'noStore', 'batch'];
+      const ms: Record<Side, number[]> = { plain: [], batch: [], noStore: [] };
       for (const [i, side] of order.entries()) {
         const cpuBefore = process.cpuUsage();
+        const syncsBefore = syncCalls;
         ms[side].push(
           side === 'plain'
             ? await plainPool(client, claims)
-            : await withJournal(client, batch, claims, r * 4 + i),
+            : await withJournal(client, batch, claims, r * 6 + i, side === 'noStore' ? noStore() : undefined),
         );
         const cpu = process.cpuUsage(cpuBefore);
         cpuUs[side].push((cpu.user + cpu.system) / count);
+        if (side === 'batch') syncs.push((syncCalls - syncsBefore) / count);
       }
-      const p = count / (median(ms.plain) / 1000);
-      const b = count / (median(ms.batch) / 1000);
-      plainRps.push(p);
-      batchRps.push(b);
+      const perSecond = (side: Side) => count / (median(ms[side]) / 1000);
+      for (const side of ['plain', 'batch', 'noStore'] as const) rps[side].push(perSecond(side));
+      const p = perSecond('plain');
+      const b = perSecond('batch');
       ratios.push(b / p);
+      noStoreRatios.push(perSecond('noStore') / p);
       process.stdout.write(
-        `server delay ${delayMs} ms, round ${r + 1}: plain pool ${round(p)} claims/s, fileClaims+journal ${round(b)} claims/s, ratio ${round(b / p, 3)}\n`,
+        `server delay ${delayMs} ms, round ${r + 1}: plain pool ${round(p)} claims/s, fileClaims+journal ${round(b)} claims/s, ratio ${round(b / p, 3)} (no store: ${round(perSecond('noStore') / p, 3)})\n`,
       );
     }
     return {
       serverDelayMs: delayMs,
       claims: count,
-      plainRps: round(median(plainRps)),
-      batchRps: round(median(batchRps)),
+      plainRps: round(median(rps.plain)),
+      batchRps: round(median(rps.batch)),
       ratio: round(median(ratios), 3),
-      cpuUsPerClaim: { plain: round(median(cpuUs.plain)), batch: round(median(cpuUs.batch)) },
+      ratios: ratios.map((x) => round(x, 3)),
+      noStoreRps: round(median(rps.noStore)),
+      noStoreRatio: round(median(noStoreRatios), 3),
+      cpuUsPerClaim: {
+        plain: round(median(cpuUs.plain)),
+        batch: round(median(cpuUs.batch)),
+        noStore: round(median(cpuUs.noStore)),
+      },
+      syncsPerClaim: round(median(syncs), 3),
       roundTripUs: round(await roundTrip(client, claims)),
     };
   } finally {
@@ -247,9 +298,14 @@ async function main(): Promise<void> {
     plainRps: instant.plainRps,
     batchRps: instant.batchRps,
     ratio: instant.ratio,
+    ratios: instant.ratios,
+    noStoreRps: instant.noStoreRps,
+    noStoreRatio: instant.noStoreRatio,
     cpuUsPerClaim: instant.cpuUsPerClaim,
+    syncsPerClaim: instant.syncsPerClaim,
     roundTripUs: instant.roundTripUs,
-    fdatasyncUs: round(syncUs),
+    fdatasyncUs: round(syncUs.median),
+    fdatasyncP90Us: round(syncUs.p90),
     withLatency,
     journalUsPerClaim: { concurrency16: round(journalUs16), concurrency1: round(journalUs1) },
     target: { ratio: TARGET_RATIO, met: instant.ratio >= TARGET_RATIO },

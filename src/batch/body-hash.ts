@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 /**
  * SHA-256 (base64url) of a claim's body as canonical JSON: object keys sorted, so the same
@@ -6,7 +6,17 @@ import { createHash } from 'node:crypto';
  * bytes; a stream (which cannot be read twice) by its place only.
  */
 export function bodyHash(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('base64url');
+  return sha256(canonicalJson(body));
+}
+
+/** `crypto.hash` (one call, no Hash object: a third of the time) where Node has it (20.12 and later). */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string })
+  .hash;
+
+function sha256(text: string): string {
+  return oneShot
+    ? oneShot('sha256', text, 'base64url')
+    : crypto.createHash('sha256').update(text).digest('base64url');
 }
 
 export function canonicalJson(value: unknown): string {
@@ -14,7 +24,7 @@ export function canonicalJson(value: unknown): string {
     return value === undefined ? 'null' : (JSON.stringify(value) ?? 'null');
   }
   if (value instanceof Uint8Array) {
-    return JSON.stringify({ $bytes: createHash('sha256').update(value).digest('base64url') });
+    return JSON.stringify({ $bytes: crypto.createHash('sha256').update(value).digest('base64url') });
   }
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const plain = Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null;

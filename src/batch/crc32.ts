@@ -12,10 +12,12 @@ const TABLE = (() => {
 })();
 
 /** `zlib.crc32` (native) where Node has it (20.15 and later), else the table below. */
-const native = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+const native = (zlib as { crc32?: (data: Uint8Array | string) => number }).crc32;
 
-export function crc32(bytes: Uint8Array): number {
-  return native ? native(bytes) : crc32InJs(bytes);
+/** The CRC-32 of some bytes, or of a string's UTF-8 bytes. */
+export function crc32(data: Uint8Array | string): number {
+  if (native) return native(data);
+  return crc32InJs(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
 }
 
 export function crc32InJs(bytes: Uint8Array): number {

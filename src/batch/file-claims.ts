@@ -111,7 +111,8 @@ class BatchRun {
   readonly #maxRetries: number;
   #failure: { error: unknown } | undefined;
   /** Final records being written; the run ends only after they are durable. */
-  readonly #recording = new Set<Promise<void>>();
+  #recording = 0;
+  #allRecorded: (() => void) | undefined;
 
   constructor(
     private readonly client: ClaimsClient,
@@ -147,7 +148,7 @@ class BatchRun {
       const concurrency = Math.max(1, Math.floor(this.options.concurrency ?? DEFAULT_CONCURRENCY));
       const workers = Array.from({ length: Math.min(concurrency, this.#queue.length) }, () => this.#work());
       await Promise.all(workers);
-      await Promise.all(this.#recording);
+      if (this.#recording > 0) await new Promise<void>((resolve) => (this.#allRecorded = resolve));
       for (const { claim } of this.#queue.splice(this.#next)) {
         this.#settle(claim, { state: 'not_sent', note: 'aborted', error: 'not sent: the batch was stopped' });
       }
@@ -245,17 +246,23 @@ class BatchRun {
       this.#progress.inFlight--;
       // The worker takes its next claim at once; this one is reported once its record is durable,
       // so its write shares an fdatasync with the next `sending` records (group commit).
-      const recorded = this.journal.write(record).then(
-        () => this.#settle(claim, resultOf(record, 'sent')),
-        (error: unknown) => {
-          this.#failure ??= { error };
-          this.#stop.abort();
-        },
-      );
-      this.#recording.add(recorded);
-      void recorded.finally(() => this.#recording.delete(recorded));
+      this.#recording++;
+      const failed = (error: unknown) => {
+        this.#failure ??= { error };
+        this.#stop.abort();
+      };
+      this.journal
+        .write(record)
+        .then(() => this.#settle(claim, resultOf(record, 'sent')))
+        // A failed write, or an `onProgress` that threw: the batch fails, as elsewhere.
+        .then(undefined, failed)
+        .then(() => this.#recorded());
       return;
     }
+  }
+
+  #recorded(): void {
+    if (--this.#recording === 0) this.#allRecorded?.();
   }
 
   #aborted(claim: ValidClaim): void {

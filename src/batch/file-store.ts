@@ -5,11 +5,11 @@ import { open, readFile, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { JournalError } from './errors.js';
 import { acquireLock } from './lock-file.js';
-import { decodeRecord, encodeRecord, type JournalRecord } from './record.js';
+import { decodeRecord, encodeLine, type JournalRecord } from './record.js';
 import type { JournalStore } from './store.js';
 
 interface Pending {
-  bytes: Buffer;
+  line: string;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -81,7 +81,7 @@ export class FileJournalStore implements JournalStore {
     if (!this.#handle) return Promise.reject(new JournalError('closed', 'The journal is not open'));
     if (this.#broken) return Promise.reject(this.#broken);
     return new Promise((resolve, reject) => {
-      this.#pending.push({ bytes: encodeRecord(record), resolve, reject });
+      this.#pending.push({ line: encodeLine(record), resolve, reject });
       if (record.state === 'sending') this.#pendingHasSending = true;
       this.#schedule();
     });
@@ -139,8 +139,9 @@ export class FileJournalStore implements JournalStore {
     this.#pendingHasSending = false;
     const handle = this.#handle as FileHandle;
     try {
-      const bytes =
-        group.length === 1 ? (group[0] as Pending).bytes : Buffer.concat(group.map((p) => p.bytes));
+      let text = '';
+      for (const p of group) text += p.line;
+      const bytes = Buffer.from(text, 'utf8');
       for (let written = 0; written < bytes.length; ) {
         written += fs.writeSync(handle.fd, bytes, written);
       }
@@ -150,20 +151,13 @@ export class FileJournalStore implements JournalStore {
     }
     this.#syncing = true;
     // fs.fdatasync with a callback: a fifth less CPU per sync than FileHandle.datasync().
-    new Promise<void>((resolve, reject) => {
-      fs.fdatasync(handle.fd, (error) => (error ? reject(error) : resolve()));
-    }).then(
-      () => {
-        this.#syncing = false;
-        for (const p of group) p.resolve();
-        if (this.#drained.length > 0) this.#commit();
-        else this.#schedule();
-      },
-      (error: unknown) => {
-        this.#syncing = false;
-        this.#fail(group, error);
-      },
-    );
+    fs.fdatasync(handle.fd, (error) => {
+      this.#syncing = false;
+      if (error) return this.#fail(group, error);
+      for (const p of group) p.resolve();
+      if (this.#drained.length > 0) this.#commit();
+      else this.#schedule();
+    });
   }
 
   /** A record that may be half written: nothing after it may claim to be durable. */

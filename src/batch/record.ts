@@ -42,16 +42,16 @@ export interface JournalRecord {
  * complete line from one torn by a crash mid-write, whatever bytes the tear left.
  */
 export function encodeRecord(record: JournalRecord): Buffer {
-  // One buffer per line (the JSON written in place, then its head): a batch encodes two a claim.
+  return Buffer.from(encodeLine(record), 'utf8');
+}
+
+/**
+ * {@link encodeRecord} as a string: a batch encodes two records a claim, and the file store
+ * turns a whole commit group into one buffer, not one per line.
+ */
+export function encodeLine(record: JournalRecord): string {
   const json = JSON.stringify(record);
-  const bytes = Buffer.byteLength(json);
-  const start = String(bytes).length + 10; // `<bytes> <8 hex> `
-  const line = Buffer.allocUnsafe(start + bytes + 1);
-  line.write(json, start, 'utf8');
-  const sum = crc32(line.subarray(start, start + bytes));
-  line.write(`${bytes} ${sum.toString(16).padStart(8, '0')} `, 0, 'latin1');
-  line[start + bytes] = 0x0a;
-  return line;
+  return `${Buffer.byteLength(json)} ${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
 }
 
 const HEAD = /^(\d{1,9}) ([0-9a-f]{8}) /;

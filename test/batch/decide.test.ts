@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { bodyHash } from '../../src/batch/body-hash.js';
 import { decide } from '../../src/batch/decide.js';
@@ -53,5 +54,16 @@ describe('bodyHash', () => {
     expect(bodyHash(a)).toBe(bodyHash(b));
     expect(bodyHash(a)).not.toBe(bodyHash({ ...a, description: 'e' }));
     expect(bodyHash({ x: [1, 2] })).not.toBe(bodyHash({ x: [2, 1] }));
+  });
+
+  it('stays the SHA-256 (base64url) of the sorted-key JSON: journals already written keep matching', () => {
+    const body = {
+      policyCountry: 'GB',
+      description: 'Dégât des eaux €',
+      extendedFields: [{ value: 2, identifier: 'f' }],
+    };
+    const canonical =
+      '{"description":"Dégât des eaux €","extendedFields":[{"identifier":"f","value":2}],"policyCountry":"GB"}';
+    expect(bodyHash(body)).toBe(createHash('sha256').update(canonical, 'utf8').digest('base64url'));
   });
 });

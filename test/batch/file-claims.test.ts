@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BatchInputError } from '../../src/batch/errors.js';
 import { fileClaims } from '../../src/batch/file-claims.js';
 import { Journal } from '../../src/batch/journal.js';
+import type { JournalRecord } from '../../src/batch/record.js';
 import type { BatchProgress, ClaimResult } from '../../src/batch/result.js';
+import type { JournalStore } from '../../src/batch/store.js';
 import { ClaimsClient } from '../../src/index.js';
 import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from './claims-server.js';
 
@@ -231,6 +233,70 @@ describe('fileClaims', () => {
     expect(out[0]).toMatchObject({ key: 'K2', state: 'not_sent', note: 'upload_failed' });
     const open = await Journal.open(journal);
     expect(open.get('K2')?.state).toBe('not_sent');
+    await open.close();
+  });
+
+  it('with a shared store (one that has `claim`): a key another machine took first is not sent', async () => {
+    class SharedStore implements JournalStore {
+      readonly rows = new Map<string, JournalRecord>();
+      readonly claimed: [string, JournalRecord | undefined][] = [];
+      async open() {}
+      async *load() {}
+      async append(record: JournalRecord) {
+        this.rows.set(record.key, record);
+      }
+      async claim(record: JournalRecord, previous: JournalRecord | undefined) {
+        this.claimed.push([record.key, previous]);
+        if (record.key === 'K2') return false; // another machine's `sending` got there first
+        this.rows.set(record.key, record);
+        return true;
+      }
+      async close() {}
+    }
+    const store = new SharedStore();
+    const results = await run(
+      keys(3).map((k) => claimLine(k)),
+      { journal: store },
+    );
+    expect(results.get('K2')).toMatchObject({ state: 'unknown', note: 'taken_elsewhere' });
+    expect(server.received.sort()).toEqual(['K1', 'K3']);
+    expect(store.claimed.sort()).toEqual([
+      ['K1', undefined],
+      ['K2', undefined],
+      ['K3', undefined],
+    ]);
+    expect(store.rows.get('K1')).toMatchObject({ state: 'filed', incidentId: 'INC-K1' });
+  });
+
+  it('fails the batch with the error of a store of yours that throws instead of rejecting', async () => {
+    const broken = new Error('disk full');
+    const store: JournalStore = {
+      open: async () => {},
+      load: async function* () {},
+      append: (record) => {
+        if (record.state !== 'sending') throw broken;
+        return Promise.resolve();
+      },
+      close: async () => {},
+    };
+    await expect(run([claimLine('K1')], { journal: store })).rejects.toBe(broken);
+    expect(server.received).toEqual(['K1']);
+  });
+
+  it('fails the batch with the error of an onProgress that throws, once the claims in flight are recorded', async () => {
+    const thrown = new Error('progress bar broke');
+    const error = await run(
+      keys(6).map((k) => claimLine(k)),
+      {
+        concurrency: 2,
+        onProgress: ({ done }) => {
+          if (done === 2) throw thrown;
+        },
+      },
+    ).catch((e: unknown) => e);
+    expect(error).toBe(thrown);
+    const open = await Journal.open(journal);
+    for (const key of server.received) expect(open.get(key)?.state).toBe('filed');
     await open.close();
   });
 });

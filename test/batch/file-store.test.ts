@@ -3,10 +3,11 @@ import fs, { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writ
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { crc32InJs } from '../../src/batch/crc32.js';
 import { JournalError } from '../../src/batch/errors.js';
 import { FileJournalStore } from '../../src/batch/file-store.js';
 import { Journal } from '../../src/batch/journal.js';
-import { encodeRecord, type JournalRecord } from '../../src/batch/record.js';
+import { decodeRecord, encodeRecord, type JournalRecord } from '../../src/batch/record.js';
 
 let dir: string;
 let path: string;
@@ -26,6 +27,20 @@ const rec = (
   bodyHash: `h-${key}`,
   at: '2026-11-23T10:00:00.000Z',
   ...extra,
+});
+
+describe('journal lines', () => {
+  it('are `<UTF-8 bytes> <crc32 of them, 8 hex> <json>\\n`, and decode back to the record', () => {
+    const record = rec('Schadensfall-ü€', 'filed', { incidentId: 'INC-7' });
+    const json = JSON.stringify(record);
+    const bytes = Buffer.from(json, 'utf8');
+    const line = encodeRecord(record);
+    expect(line.toString('utf8')).toBe(
+      `${bytes.length} ${crc32InJs(bytes).toString(16).padStart(8, '0')} ${json}\n`,
+    );
+    expect(bytes.length).toBeGreaterThan(json.length);
+    expect(decodeRecord(line.subarray(0, -1))).toEqual(record);
+  });
 });
 
 describe('FileJournalStore', () => {
