@@ -1,5 +1,4 @@
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import type { Agent as HttpAgent } from 'node:http';
 import { ClaimsError } from '../errors.js';
 import { IDLE_LIMIT_MS, type TlsOptions } from './dispatcher.js';
 
@@ -15,29 +14,29 @@ const SERVER_KEEP_ALIVE_MARGIN_MS = 1_000;
  * busy ones when their answer is read.
  */
 export class OwnHttpAgent {
-  readonly #create: (https: boolean) => HttpAgent;
+  readonly #create: (client: HttpClient) => HttpAgent;
   #current: HttpAgent | undefined;
   #lastActive = 0;
   #idleLimitMs = IDLE_LIMIT_MS;
   #closed = false;
 
-  constructor(create: (https: boolean) => HttpAgent) {
+  constructor(create: (client: HttpClient) => HttpAgent) {
     this.#create = create;
   }
 
   /**
-   * The agent for a request starting now, to an `https:` origin or not. A client sends to one
-   * origin only (its `baseUrl`'s), so its agent is always of the right kind.
+   * The agent for a request starting now, made by `node:http` or `node:https`. A client sends
+   * to one origin only (its `baseUrl`'s), so its agent is always of the right kind.
    */
-  take(now: number, https: boolean): HttpAgent {
+  take(now: number, client: HttpClient): HttpAgent {
     if (this.#closed)
       throw new ClaimsError('The client is closed (client.close() was called): nothing was sent');
     let current = this.#current;
     if (current === undefined) {
-      current = this.#current = this.#create(https);
+      current = this.#current = this.#create(client);
     } else if (now - this.#lastActive > this.#idleLimitMs) {
       retire(current);
-      current = this.#current = this.#create(https);
+      current = this.#current = this.#create(client);
     }
     this.#lastActive = now;
     return current;
@@ -71,9 +70,15 @@ function retire(agent: HttpAgent): void {
     for (const socket of sockets ?? []) socket.destroy();
 }
 
-/** The agent of a client: `https` with the client's TLS options (mutual TLS, a private CA), or plain `http`. */
+/** `node:http` or `node:https`: what the wire sends with and makes agents from. */
+export interface HttpClient {
+  readonly Agent: new (options: { keepAlive: boolean } & TlsOptions) => HttpAgent;
+  readonly request: typeof import('node:http').request;
+  /** True for `node:https`. */
+  readonly secure: boolean;
+}
+
+/** The agents of a client; an `https` one has the client's TLS options (mutual TLS, a private CA). */
 export function ownHttpAgent(tls: TlsOptions | undefined): OwnHttpAgent {
-  return new OwnHttpAgent((https) =>
-    https ? new HttpsAgent({ keepAlive: true, ...tls }) : new HttpAgent({ keepAlive: true }),
-  );
+  return new OwnHttpAgent((client) => new client.Agent({ keepAlive: true, ...(client.secure ? tls : {}) }));
 }

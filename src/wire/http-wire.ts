@@ -1,11 +1,10 @@
-import { type Agent, type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { type Agent, type ClientRequest, Agent as HttpAgent, type IncomingMessage, request } from 'node:http';
 import type { Socket } from 'node:net';
 import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
 import { CappedText } from './capped-text.js';
-import type { OwnHttpAgent } from './http-agent.js';
+import type { HttpClient, OwnHttpAgent } from './http-agent.js';
 import type { Wire, WireRequest, WireResponse } from './types.js';
 
 /**
@@ -30,12 +29,25 @@ const CONNECT_TIMEOUT_CODE = 'UND_ERR_CONNECT_TIMEOUT';
  * {@link OwnHttpAgent}).
  */
 export function httpWire(agents: OwnHttpAgent): Wire {
-  return (req) =>
-    new Promise((resolve, reject) => {
-      // Throws (a rejection) once the client is closed: nothing is sent.
-      const agent = agents.take(performance.now(), req.origin.startsWith('https:'));
-      new HttpAttempt(req, agents, resolve, reject).send(agent);
-    });
+  return async (req) => {
+    const client = req.origin.startsWith('https:') ? await loadHttps() : HTTP;
+    // Throws once the client is closed: nothing is sent.
+    const agent = agents.take(performance.now(), client);
+    return new Promise((resolve, reject) =>
+      new HttpAttempt(req, client, agents, resolve, reject).send(agent),
+    );
+  };
+}
+
+const HTTP: HttpClient = { Agent: HttpAgent, request, secure: false };
+// Loaded by the first https request only: node:https brings node:tls, a few ms of a cold start.
+let https: HttpClient | undefined;
+
+async function loadHttps(): Promise<HttpClient> {
+  if (https) return https;
+  const { Agent, request } = await import('node:https');
+  https = { Agent, request, secure: true };
+  return https;
 }
 
 type Resolve = (response: WireResponse) => void;
@@ -51,6 +63,7 @@ class HttpAttempt {
 
   constructor(
     private readonly req: WireRequest,
+    private readonly client: HttpClient,
     private readonly agents: OwnHttpAgent,
     private readonly resolve: Resolve,
     private readonly reject: Reject,
@@ -68,10 +81,9 @@ class HttpAttempt {
         ? req.headers
         : { ...req.headers, 'content-length': String(Buffer.byteLength(body)) };
     const url = new URL(req.origin);
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     let request: ClientRequest;
     try {
-      request = send({
+      request = this.client.request({
         agent,
         protocol: url.protocol,
         hostname: url.hostname.replace(/^\[|\]$/g, ''),
@@ -99,9 +111,7 @@ class HttpAttempt {
       return;
     }
     this.arm('connect');
-    socket.once(this.req.origin.startsWith('https:') ? 'secureConnect' : 'connect', () =>
-      this.arm('progress'),
-    );
+    socket.once(this.client.secure ? 'secureConnect' : 'connect', () => this.arm('progress'));
   };
 
   private arm(phase: 'connect' | 'progress'): void {
