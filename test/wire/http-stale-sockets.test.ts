@@ -44,7 +44,8 @@ async function countingServer(keepAliveS: number, closeAfterMs?: number): Promis
     `,
     { eval: true },
   );
-  const next = (): Promise<Record<string, number>> => new Promise((resolve) => worker.once('message', resolve));
+  const next = (): Promise<Record<string, number>> =>
+    new Promise((resolve) => worker.once('message', resolve));
   const { port } = await next();
   return {
     url: `http://127.0.0.1:${port}`,
