@@ -1,11 +1,11 @@
 import type { ClosableWire } from '../platform/types.js';
-import type { Wire, WireRequest, WireResponse } from './types.js';
+import type { Wire } from './types.js';
 
 /**
  * Which wire the client's own connections use. Not an option of the public API: the fault
  * tests set it (as a `Symbol.for` key of the client options) to run every fault on each wire.
  *
- * - `'cold-start'` (the default): `node:http` until undici is loaded, then undici;
+ * - `'cold-start'` (the default): `node:http` until the client is busy, then undici;
  * - `'http'`: `node:http` for every JSON call, undici never loaded for them;
  * - `'undici'`: undici from the first call, as before the cold-start wire.
  */
@@ -15,22 +15,24 @@ export type WireChoice = 'cold-start' | 'http' | 'undici';
 export const WIRE_CHOICE: unique symbol = Symbol.for('claims-notification-sdk.wire') as never;
 
 /**
- * A client that made this many calls is busy: undici is then loaded even while calls are in
- * flight (they wait for its ~70 ms load once), as its throughput is 1.2–1.6× node:http's.
+ * A client that makes this many calls within {@link BUSY_WINDOW_MS} is busy: it then gains from
+ * undici's throughput (1.2–1.6× node:http's at concurrency 1–32), and the ~70 ms that loading
+ * undici stalls its calls in flight is paid once.
  */
 const BUSY_CALLS = 64;
+const BUSY_WINDOW_MS = 1_000;
 
 /**
  * The default wire of the Node entry. undici takes ~70 ms to load (its module evaluation
- * blocks the thread), more than a whole first call over `node:http`; a serverless function's
- * first call should not pay it. So calls go over `node:http` (see `http-wire.ts`) until undici
- * is loaded, and over undici from then on, for its throughput.
- *
- * undici's load starts on the first moment no call is under way: a turn of the event loop after
- * a call settled with no other in flight (an unref'd `setImmediate`, so a script that made its
- * one call and has nothing left to do ends without loading it), or at once once the client is
- * busy ({@link BUSY_CALLS}). A streamed body (an upload) goes to undici at once, waiting for
- * it to load: uploads run long, and only one wire then has to handle streams.
+ * blocks the thread) and its first request ~20 ms more (llhttp's WebAssembly compile): more than
+ * a whole first call over `node:http` (see `http-wire.ts`). A serverless function should not pay
+ * that on its cold start, nor on a later invocation: so JSON calls go over `node:http` until the
+ * client is busy ({@link BUSY_CALLS} calls within {@link BUSY_WINDOW_MS}), when undici is loaded
+ * (on the next turn of the event loop, an unref'd `setImmediate`) and takes every call from then
+ * on. A client making a few calls a second (one per Lambda invocation) stays on `node:http`,
+ * where a call costs some 25–40 µs more CPU than on undici (1.3–1.5×), nothing next to its
+ * network time. A streamed body (an upload) goes to undici at
+ * once, waiting for it to load: uploads run long, and one wire then handles streams.
  */
 export function coldStartWire(
   http: ClosableWire,
@@ -46,8 +48,9 @@ class ColdStartWire {
   #warm = false;
   #loading: Promise<void> | undefined;
   #scheduled = false;
-  #inFlight = 0;
-  #calls = 0;
+  /** Calls sent over node:http since `#windowStart` (a `performance.now()`). */
+  #windowCalls = 0;
+  #windowStart = Number.NEGATIVE_INFINITY;
   #closed = false;
 
   constructor(
@@ -64,37 +67,25 @@ class ColdStartWire {
       this.#load();
       return this.undici.wire(req);
     }
-    return this.#viaHttp(req);
+    if (this.switches && this.#busy()) this.#loadSoon();
+    return this.http.wire(req);
   };
 
-  async #viaHttp(req: WireRequest): Promise<WireResponse> {
-    this.#inFlight++;
-    this.#calls++;
-    let response: WireResponse;
-    try {
-      response = await this.http.wire(req);
-    } catch (error) {
-      this.#settled();
-      throw error;
+  /** Counts a call; true once {@link BUSY_CALLS} fell within one window. */
+  #busy(): boolean {
+    const now = performance.now();
+    if (now - this.#windowStart > BUSY_WINDOW_MS) {
+      this.#windowStart = now;
+      this.#windowCalls = 0;
     }
-    return new SettlingResponse(response, () => this.#settled());
+    return ++this.#windowCalls >= BUSY_CALLS;
   }
 
-  /** A call on the http wire is over (its answer read, or failed). */
-  #settled(): void {
-    this.#inFlight--;
-    if (!this.switches || this.#loading || this.#scheduled || this.#closed) return;
-    if (!this.#idleOrBusy()) return;
+  /** Loads undici on the next turn: the call starting now is sent first. */
+  #loadSoon(): void {
+    if (this.#loading || this.#scheduled || this.#closed) return;
     this.#scheduled = true;
-    // After the settled call's caller has run on (its await resumes in this turn's microtasks).
-    setImmediate(() => {
-      this.#scheduled = false;
-      if (this.#idleOrBusy()) this.#load();
-    }).unref();
-  }
-
-  #idleOrBusy(): boolean {
-    return this.#inFlight === 0 || this.#calls >= BUSY_CALLS;
+    setImmediate(() => this.#load()).unref();
   }
 
   #load(): void {
@@ -112,31 +103,5 @@ class ColdStartWire {
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.all([this.http.close(), this.undici.close()]);
-  }
-}
-
-/** An answer whose reading ends its call: `onSettled` runs once the body is read or failed. */
-class SettlingResponse implements WireResponse {
-  readonly status: number;
-
-  constructor(
-    private readonly response: WireResponse,
-    private onSettled: () => void,
-  ) {
-    this.status = response.status;
-  }
-
-  headers(): Record<string, string> {
-    return this.response.headers();
-  }
-
-  async text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
-    try {
-      return await this.response.text(maxBytes);
-    } finally {
-      const settled = this.onSettled;
-      this.onSettled = () => undefined;
-      settled();
-    }
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The cold-start wire, as shipped: a fresh Node process importing the built SDK (ESM and CJS)
- * sends its first call over `node:http` without loading undici, then loads undici in the
- * background and sends later calls through it. Which client sent a request is read from the
- * diagnostics channels each publishes (`http.client.request.start`, `undici:request:create`);
+ * sends its calls over `node:http` without loading undici, until it is busy (64 calls within a
+ * second): then it loads undici and sends the next calls through it. Which client sent a
+ * request is read from the diagnostics channels each publishes (`http.client.request.start`, `undici:request:create`);
  * whether undici was loaded, from the module cache (undici is CommonJS, so even an ESM import
  * of it lands in `require.cache`).
  */
@@ -69,11 +69,16 @@ interface Report {
   /** Which client sent each request, in order. */
   sent: string[];
   undiciAfterFirst: boolean;
-  undiciAtEnd: boolean;
+  /** Whether undici was loaded after 10 calls with pauses, then after 64 quick ones. */
+  undiciAfterSlow: boolean;
+  undiciAfterBusy: boolean;
   answers: unknown[];
 }
 
-/** Three calls in a fresh process: one, then (after undici had time to load) two more. */
+/**
+ * A fresh process: one call, then 10 calls 50 ms apart (a quiet client), then 64 in a row (a
+ * busy one), then, once undici had time to load, two more.
+ */
 function childSource(moduleSystem: 'esm' | 'cjs'): string {
   const entry = join(distDir, moduleSystem === 'esm' ? 'index.js' : 'index.cjs');
   const load =
@@ -90,13 +95,21 @@ dc.subscribe('undici:request:create', () => sent.push('undici'));
 const undiciLoaded = () => Object.keys(require.cache).some((file) => /[\\\\/]node_modules[\\\\/]undici[\\\\/]/.test(file));
 const client = new ClaimsClient({ baseUrl: process.env.CLAIMS_URL, accessToken: 'tok' });
 const incident = ${JSON.stringify(incident)};
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const answers = [await client.incidents.create(incident)];
 const undiciAfterFirst = undiciLoaded();
-for (let i = 0; i < 200 && !undiciLoaded(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-await new Promise((resolve) => setTimeout(resolve, 20));
+for (let i = 0; i < 10; i++) {
+  await pause(50);
+  answers.push(await client.incidents.create(incident));
+}
+const undiciAfterSlow = undiciLoaded();
+for (let i = 0; i < 64; i++) answers.push(await client.incidents.create(incident));
+for (let i = 0; i < 200 && !undiciLoaded(); i++) await pause(10);
+await pause(20);
+const undiciAfterBusy = undiciLoaded();
 answers.push(await client.incidents.create(incident), await client.incidents.create(incident));
 await client.close();
-process.stdout.write(JSON.stringify({ sent, undiciAfterFirst, undiciAtEnd: undiciLoaded(), answers }));`;
+process.stdout.write(JSON.stringify({ sent, undiciAfterFirst, undiciAfterSlow, undiciAfterBusy, answers }));`;
   return moduleSystem === 'esm' ? body : `(async () => {\n${body}\n})();`;
 }
 
@@ -116,16 +129,17 @@ async function runChild(moduleSystem: 'esm' | 'cjs'): Promise<Report> {
 }
 
 describe.each(['esm', 'cjs'] as const)('a fresh process (%s build)', (moduleSystem) => {
-  it('sends its first call over node:http without loading undici, later ones through undici', async () => {
+  it('sends its calls over node:http without loading undici until busy, then through undici', async () => {
     mkdirSync(SCRATCH_PARENT, { recursive: true });
     const report = await runChild(moduleSystem);
-    expect(report.answers).toEqual([
-      { incidentId: 'INC-1' },
-      { incidentId: 'INC-1' },
-      { incidentId: 'INC-1' },
-    ]);
+    expect(report.answers).toEqual(Array(1 + 10 + 64 + 2).fill({ incidentId: 'INC-1' }));
     expect(report.undiciAfterFirst).toBe(false);
-    expect(report.undiciAtEnd).toBe(true);
-    expect(report.sent).toEqual(['node:http', 'undici', 'undici']);
+    expect(report.undiciAfterSlow).toBe(false);
+    expect(report.undiciAfterBusy).toBe(true);
+    // One switch: node:http for the quiet calls and the first busy ones, undici after.
+    const switched = report.sent.indexOf('undici');
+    expect(switched).toBeGreaterThan(11);
+    expect(report.sent.slice(0, switched)).toEqual(Array(switched).fill('node:http'));
+    expect(report.sent.slice(switched)).toEqual(Array(77 - switched).fill('undici'));
   }, 30_000);
 });
