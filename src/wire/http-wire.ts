@@ -80,14 +80,12 @@ class HttpAttempt {
       body === undefined
         ? req.headers
         : { ...req.headers, 'content-length': String(Buffer.byteLength(body)) };
-    const url = new URL(req.origin);
+    const target = originParts(req.origin);
     let request: ClientRequest;
     try {
       request = this.client.request({
         agent,
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port,
+        ...target,
         path: req.path,
         method: req.method,
         headers,
@@ -190,6 +188,27 @@ class HttpAttempt {
       { cause: error },
     );
   }
+}
+
+interface OriginParts {
+  origin: string;
+  protocol: string;
+  hostname: string;
+  port: string;
+}
+
+// A client sends to one origin: it is parsed once, not on every call.
+let lastOrigin: OriginParts | undefined;
+
+/** `node:http`'s pieces of an origin (`https://[::1]:8443` → `https:`, `::1`, `8443`). */
+function originParts(origin: string): Omit<OriginParts, 'origin'> {
+  if (lastOrigin?.origin !== origin) {
+    const url = new URL(origin);
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    lastOrigin = { origin, protocol: url.protocol, hostname, port: url.port };
+  }
+  const { protocol, hostname, port } = lastOrigin;
+  return { protocol, hostname, port };
 }
 
 class HttpResponse implements WireResponse {
