@@ -31,8 +31,8 @@ const BUSY_WINDOW_MS = 1_000;
  * (on the next turn of the event loop, an unref'd `setImmediate`) and takes every call from then
  * on. A client making a few calls a second (one per Lambda invocation) stays on `node:http`,
  * where a call costs some 25–40 µs more CPU than on undici (1.3–1.5×), nothing next to its
- * network time. A streamed body (an upload) goes to undici at
- * once, waiting for it to load: uploads run long, and one wire then handles streams.
+ * network time. A streamed body (an upload) goes to undici at once, waiting for it to load:
+ * uploads run long, and one wire then handles streams.
  */
 export function coldStartWire(
   http: ClosableWire,
