@@ -21,9 +21,9 @@ const CONNECT_TIMEOUT_CODE = 'UND_ERR_CONNECT_TIMEOUT';
 /**
  * A wire over Node's built-in `node:http`/`node:https`, for JSON requests (a string body or
  * none). It costs a few ms to load, against undici's ~70 ms, so the cold-start wire sends a
- * client's calls with it until the client is busy (see `cold-start-wire.ts`). Its behaviour is the undici
- * wire's: `timeoutMs` without progress while waiting for the answer's head or between body
- * chunks, a 10 s connect timeout, errors as `ClaimsConnectionError`/`ClaimsTimeoutError` with
+ * client's calls with it until the client is busy (see `cold-start-wire.ts`). Its behaviour is
+ * the undici wire's: `timeoutMs` without progress while waiting for the answer's head or
+ * between body chunks, a 10 s connect timeout, errors as `ClaimsConnectionError`/`ClaimsTimeoutError` with
  * the socket's error as `cause` (Node's codes, `ECONNREFUSED`, `ECONNRESET`...), the call's
  * signal destroying the request, the body read up to a cap, and the stale socket rule (see
  * {@link OwnHttpAgent}).
