@@ -5,6 +5,8 @@
  *
  *   - the SDK from `dist/` (ESM `import` and CJS `require`): build a client, `incidents.create`;
  *   - the SDK bundled with esbuild into a Lambda-like handler (ESM and CJS, minified);
+ *   - the SDK (ESM) kept on undici from its first call, as before the cold-start wire: the
+ *     before/after in one run (not part of the target);
  *   - global `fetch` and `node:http` sending the same body: the bars to compare with.
  *
  * Rounds are interleaved (one process of each case per round, after one warm-up round for the
@@ -56,7 +58,14 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
-type CaseName = 'sdk esm' | 'sdk cjs' | 'bundle esm' | 'bundle cjs' | 'fetch' | 'node:http';
+type CaseName =
+  | 'sdk esm'
+  | 'sdk cjs'
+  | 'bundle esm'
+  | 'bundle cjs'
+  | 'sdk esm undici'
+  | 'fetch'
+  | 'node:http';
 
 interface Sample {
   totalMs: number;
@@ -87,6 +96,7 @@ async function main(): Promise<void> {
     'sdk cjs': sdkChild('cjs', join(ROOT, 'dist', 'index.cjs')),
     'bundle esm': bundleChild('esm', bundles.esm.file),
     'bundle cjs': bundleChild('cjs', bundles.cjs.file),
+    'sdk esm undici': sdkChild('esm', join(ROOT, 'dist', 'index.js'), 'undici'),
     fetch: fetchChild(),
     'node:http': nodeHttpChild(),
   };
@@ -136,7 +146,7 @@ async function main(): Promise<void> {
     names.map((name) => [name, round(median((samples.get(name) ?? []).map((s) => s.totalMs)), 1)]),
   ) as Record<CaseName, number>;
   const importMedianMs = Object.fromEntries(
-    (['sdk esm', 'sdk cjs', 'bundle esm', 'bundle cjs'] as const).map((name) => [
+    (['sdk esm', 'sdk cjs', 'bundle esm', 'bundle cjs', 'sdk esm undici'] as const).map((name) => [
       name,
       round(median((samples.get(name) ?? []).map((s) => s.importMs ?? 0)), 1),
     ]),
@@ -212,14 +222,14 @@ function printSummary(r: Printed): void {
   const out: string[] = [
     '',
     `Cold start: first POST in a fresh process (${r.pinned}; median of ${r.runs})`,
-    `  ${'case'.padEnd(11)} ${'ms'.padStart(7)} ${'import'.padStart(7)} ${'÷ fetch'.padStart(8)} ${'÷ http'.padStart(7)}`,
+    `  ${'case'.padEnd(15)} ${'ms'.padStart(7)} ${'import'.padStart(7)} ${'÷ fetch'.padStart(8)} ${'÷ http'.padStart(7)}`,
   ];
   for (const [name, ms] of Object.entries(r.medianMs)) {
     const imp = r.importMedianMs[name];
     const toFetch = r.ratio[`${name}/fetch`];
     const toHttp = r.ratio[`${name}/node:http`];
     out.push(
-      `  ${name.padEnd(11)} ${String(ms).padStart(7)} ${(imp === undefined ? '' : String(imp)).padStart(7)} ` +
+      `  ${name.padEnd(15)} ${String(ms).padStart(7)} ${(imp === undefined ? '' : String(imp)).padStart(7)} ` +
         `${(toFetch === undefined ? '' : `${toFetch}×`).padStart(8)} ${(toHttp === undefined ? '' : `${toHttp}×`).padStart(7)}`,
     );
   }

@@ -52,8 +52,9 @@ export interface ClaimsClientOptions {
   maxRetries?: number;
   /**
    * A fetch-compatible function to send requests with (msw in tests, edge runtimes).
-   * By default requests go through undici on the client's own dispatcher (see `dispatcher`);
-   * on the edge build (workerd, Deno, Bun, browsers), through the runtime's `globalThis.fetch`.
+   * By default requests go through undici on the client's own dispatcher (see `dispatcher`),
+   * a fresh process's first JSON calls through `node:http` while undici loads (README
+   * "Connections"); on the edge build (workerd, Deno, Bun, browsers), through the runtime's `globalThis.fetch`.
    */
   fetch?: FetchLike;
   /**
@@ -65,7 +66,8 @@ export interface ClaimsClientOptions {
    */
   dispatcher?: Dispatcher;
   /**
-   * Client certificate and trust for mutual TLS, applied to the client's own dispatcher.
+   * Client certificate and trust for mutual TLS, applied to the client's own dispatcher (and
+   * to its `node:https` agent of the first calls).
    * Node only: the edge build refuses it (set up mutual TLS in the runtime, give its `fetch`).
    * @example tls: { cert: readFileSync('client.crt'), key: readFileSync('client.key'), ca: readFileSync('ca.crt') }
    */

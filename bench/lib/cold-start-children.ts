@@ -39,8 +39,13 @@ const REPORT = `if (result?.incidentId !== ${JSON.stringify(EXPECTED_ID)}) throw
 process.stdout.write(JSON.stringify({ totalMs: t2 - t0, importMs: t1 === undefined ? undefined : t1 - t0 }));
 process.exit(0);`;
 
-/** The SDK from `dist/`: import (or require), build a client, first `incidents.create`. */
-export function sdkChild(moduleSystem: 'esm' | 'cjs', entry: string): ChildScript {
+/**
+ * The SDK from `dist/`: import (or require), build a client, first `incidents.create`.
+ * `wire: 'undici'` keeps the client on undici from its first call, as before the cold-start
+ * wire (the `Symbol.for` key only tests and this bench set), for the before/after in one run.
+ */
+export function sdkChild(moduleSystem: 'esm' | 'cjs', entry: string, wire?: 'undici'): ChildScript {
+  const forced = wire ? `, [Symbol.for('claims-notification-sdk.wire')]: ${JSON.stringify(wire)}` : '';
   const load =
     moduleSystem === 'esm'
       ? `const { ClaimsClient } = await import(${JSON.stringify(pathToFileURL(entry).href)});`
@@ -48,13 +53,14 @@ export function sdkChild(moduleSystem: 'esm' | 'cjs', entry: string): ChildScrip
   const body = `${PRELUDE}
 ${load}
 const t1 = performance.now();
-const client = new ClaimsClient({ baseUrl, accessToken: ${JSON.stringify(TOKEN)} });
+const client = new ClaimsClient({ baseUrl, accessToken: ${JSON.stringify(TOKEN)}${forced} });
 const result = await client.incidents.create(incident);
 const t2 = performance.now();
 ${REPORT}`;
+  const name = `sdk-${moduleSystem}${wire ? `-${wire}` : ''}`;
   return moduleSystem === 'esm'
-    ? { file: `sdk-${moduleSystem}.mjs`, source: body }
-    : { file: `sdk-${moduleSystem}.cjs`, source: `(async () => {\n${body}\n})();` };
+    ? { file: `${name}.mjs`, source: body }
+    : { file: `${name}.cjs`, source: `(async () => {\n${body}\n})();` };
 }
 
 /** A bundled handler (see `lambda-bundle.ts`): load the bundle, invoke the handler once. */

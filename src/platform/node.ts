@@ -5,23 +5,34 @@ import type { ValidationIssue } from '../errors.js';
 import { watchNodeBody } from '../internal/progress.js';
 import { traceCall } from '../telemetry/call-span.js';
 import { prepareUpload } from '../uploads/prepare.js';
+import { coldStartWire, WIRE_CHOICE } from '../wire/cold-start-wire.js';
 import { ownDispatcher } from '../wire/dispatcher.js';
 import { fetchWire } from '../wire/fetch-wire.js';
+import { ownHttpAgent } from '../wire/http-agent.js';
+import { httpWire } from '../wire/http-wire.js';
 import { undiciWire } from '../wire/undici-wire.js';
 import type { ConnectionOptions, Platform } from './types.js';
 
 /**
- * Node: undici by default, on the client's own dispatcher (or the one given), uploads from
+ * Node: `node:http` for a fresh process's first calls, then undici (see `cold-start-wire.ts`), on
+ * the client's own connections; undici on a dispatcher given or with a proxy; uploads from
  * files and Node streams through form-data, and OpenTelemetry spans once a provider is registered.
  */
 export const nodePlatform: Platform = {
   runtime: `node/${process.versions.node}`,
   connectionOptionIssues,
-  defaultWire: ({ dispatcher, tls }) => {
+  defaultWire: (options) => {
+    const { dispatcher, tls } = options;
     // A dispatcher the caller gave is theirs: close() leaves it open.
     if (dispatcher) return { wire: undiciWire(dispatcher), close: async () => undefined };
     const own = ownDispatcher(tls);
-    return { wire: undiciWire(own), close: () => own.close() };
+    const viaUndici = { wire: undiciWire(own), close: () => own.close() };
+    const choice = options[WIRE_CHOICE] ?? 'cold-start';
+    // A proxy from the environment needs undici's EnvHttpProxyAgent: node:http has none.
+    if (own.writesHeaders || choice === 'undici') return viaUndici;
+    const agents = ownHttpAgent(tls);
+    const viaHttp = { wire: httpWire(agents), close: async () => agents.close() };
+    return coldStartWire(viaHttp, viaUndici, () => import('undici'), choice);
   },
   fetchWire: (fetch) =>
     fetchWire(fetch, { nodeBodyToWeb: (body) => Readable.toWeb(body) as ReadableStream<Uint8Array> }),

@@ -3,11 +3,17 @@ import type { ValidationIssue } from '../errors.js';
 import type { WatchBody } from '../internal/progress.js';
 import type { TraceCall } from '../telemetry/call-span.js';
 import type { PrepareUpload } from '../uploads/prepare.js';
+import type { WIRE_CHOICE, WireChoice } from '../wire/cold-start-wire.js';
 import type { FetchLike } from '../wire/fetch-wire.js';
 import type { Wire } from '../wire/types.js';
 
-/** The client options that say how connections are made: only the Node entry has them. */
-export type ConnectionOptions = Pick<ClaimsClientOptions, 'dispatcher' | 'tls' | 'fetch'>;
+/**
+ * The client options that say how connections are made: only the Node entry has them. Tests
+ * may add {@link WIRE_CHOICE} (not a public option).
+ */
+export type ConnectionOptions = Pick<ClaimsClientOptions, 'dispatcher' | 'tls' | 'fetch'> & {
+  [WIRE_CHOICE]?: WireChoice;
+};
 
 /** A wire and how to end what it holds open (`client.close()`). */
 export interface ClosableWire {

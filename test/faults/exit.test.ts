@@ -95,7 +95,7 @@ function runChild(wire: string, scenarios: string[]): Promise<{ lines: Line[]; l
 }
 
 describe('in a child process', () => {
-  it.concurrent.each(['undici', 'fetch'])(
+  it.concurrent.each(['undici', 'http', 'fetch'])(
     '%s wire: every fault ends as expected, then the process ends promptly',
     async (wire) => {
       const entries = Object.entries(FAULTS);

@@ -7,6 +7,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { expect } from 'vitest';
 import { ClaimsClient, type ClaimsClientOptions } from '../../src/index.js';
+import { WIRE_CHOICE, type WireChoice } from '../../src/wire/cold-start-wire.js';
 
 export const TOKEN = 'tok_faults_5ecr3t_value';
 
@@ -32,7 +33,7 @@ export interface FaultServer {
 
 export interface WireCase {
   name: string;
-  options: Partial<ClaimsClientOptions>;
+  options: Partial<ClaimsClientOptions> & { [WIRE_CHOICE]?: WireChoice };
   /**
    * How late a `timeoutMs` may fire. undici runs `headersTimeout`/`bodyTimeout` on its coarse
    * "fast timers" (a ~0.5 s tick), so with the default wire a 200 ms timeout fires after 0.5 to
@@ -41,9 +42,13 @@ export interface WireCase {
   timerSlackMs: number;
 }
 
-/** The wires every fault is tried on: the default undici one and a plain `fetch`. */
+/**
+ * The wires every fault is tried on: undici, `node:http` (the cold-start wire's first calls;
+ * `WIRE_CHOICE` keeps a client on each for all its calls) and a plain `fetch`.
+ */
 export const WIRES: readonly WireCase[] = [
-  { name: 'undici wire', options: {}, timerSlackMs: 1_300 },
+  { name: 'undici wire', options: { [WIRE_CHOICE]: 'undici' }, timerSlackMs: 1_300 },
+  { name: 'http wire', options: { [WIRE_CHOICE]: 'http' }, timerSlackMs: 300 },
   { name: 'fetch wire', options: { fetch: globalThis.fetch }, timerSlackMs: 300 },
 ];
 

@@ -12,6 +12,7 @@ import { ClaimsClient, outcomeOf } from 'claims-notification-sdk';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { traceCall } from '../../src/telemetry/call-span.js';
+import { WIRE_CHOICE, type WireChoice } from '../../src/wire/cold-start-wire.js';
 import { event, incident } from '../helpers/fixtures.js';
 import { json, useRecordingServer } from '../helpers/recording-server.js';
 
@@ -21,8 +22,9 @@ const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProces
 const appTracer = () => trace.getTracer('the-application');
 
 const server = useRecordingServer();
-const client = (extra: Partial<ConstructorParameters<typeof ClaimsClient>[0]> = {}) =>
-  new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 2, ...extra });
+const client = (
+  extra: Partial<ConstructorParameters<typeof ClaimsClient>[0]> & { [WIRE_CHOICE]?: WireChoice } = {},
+) => new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 2, ...extra });
 
 const sdkSpans = (): ReadableSpan[] =>
   exporter.getFinishedSpans().filter((s) => s.instrumentationScope.name === 'claims-notification-sdk');
@@ -190,12 +192,13 @@ describe('with a tracer provider registered', () => {
       expect(undiciSpans[0]?.instrumentationScope.name).toContain('undici');
     });
 
-    it('an SDK call makes exactly one CLIENT span and sends one traceparent, its own (both wires)', async () => {
-      for (const fetch of [undefined, globalThis.fetch]) {
+    it('an SDK call makes exactly one CLIENT span and sends one traceparent, its own (every wire)', async () => {
+      const wires = [{ [WIRE_CHOICE]: 'undici' as const }, { [WIRE_CHOICE]: 'http' as const }, { fetch }];
+      for (const wire of wires) {
         exporter.reset();
         server.requests.length = 0;
         server.handle((_r, res) => json(res, 201, { incidentId: 'INC-2' }));
-        await client({ fetch }).incidents.create(incident);
+        await client(wire).incidents.create(incident);
         const clientSpans = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.CLIENT);
         expect(clientSpans.map((s) => s.instrumentationScope.name)).toEqual(['claims-notification-sdk']);
         expect(server.requests[0]?.headers.traceparent).toBe(traceparentOf(clientSpans[0] as ReadableSpan));

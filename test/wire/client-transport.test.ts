@@ -15,6 +15,7 @@ import {
   ClaimsValidationError,
   outcomeOf,
 } from '../../src/index.js';
+import { WIRE_CHOICE } from '../../src/wire/cold-start-wire.js';
 import { incident } from '../helpers/fixtures.js';
 
 const tlsFile = (name: string): Buffer => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url));
@@ -46,7 +47,13 @@ function answer(req: IncomingMessage, res: import('node:http').ServerResponse): 
   });
 }
 
-describe('the client’s own dispatcher', () => {
+/** The client's own connections: node:http first (the default), or undici from the start. */
+const OWN_WIRES = [
+  { name: 'cold-start wire', options: {} },
+  { name: 'undici wire', options: { [WIRE_CHOICE]: 'undici' as const } },
+];
+
+describe.each(OWN_WIRES)('the client’s own connections, $name', ({ options: wire }) => {
   it('is not undici’s global one: a global MockAgent that refuses the network changes nothing', async () => {
     const original = getGlobalDispatcher();
     const mock = new MockAgent();
@@ -54,7 +61,7 @@ describe('the client’s own dispatcher', () => {
     setGlobalDispatcher(mock);
     cleanups.push(() => setGlobalDispatcher(original));
     const port = await listen(createHttpServer(answer));
-    const client = new ClaimsClient({ baseUrl: `http://127.0.0.1:${port}`, accessToken: 'tok' });
+    const client = new ClaimsClient({ baseUrl: `http://127.0.0.1:${port}`, accessToken: 'tok', ...wire });
     cleanups.push(() => client.close());
     await expect(client.incidents.create(incident)).resolves.toEqual({ incidentId: 'INC-1' });
   });
@@ -97,7 +104,7 @@ describe('the client’s own dispatcher', () => {
         answer(req, res);
       }),
     );
-    const client = new ClaimsClient({ baseUrl: `http://127.0.0.1:${port}`, accessToken: 'tok' });
+    const client = new ClaimsClient({ baseUrl: `http://127.0.0.1:${port}`, accessToken: 'tok', ...wire });
     await client.incidents.create(incident);
     await client.close();
     const error = await client.incidents.create(incident).catch((e: unknown) => e);
@@ -114,7 +121,7 @@ describe('the client’s own dispatcher', () => {
         setTimeout(() => answer(req, res), 150);
       }),
     );
-    const client = new ClaimsClient({ baseUrl: `http://127.0.0.1:${port}`, accessToken: 'tok' });
+    const client = new ClaimsClient({ baseUrl: `http://127.0.0.1:${port}`, accessToken: 'tok', ...wire });
     await client.incidents.create(incident);
     const running = client.incidents.create(incident);
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -124,7 +131,7 @@ describe('the client’s own dispatcher', () => {
 
   it('is disposed at the end of an `await using` block (Symbol.asyncDispose)', async () => {
     const port = await listen(createHttpServer(answer));
-    const client = new ClaimsClient({ baseUrl: `http://127.0.0.1:${port}`, accessToken: 'tok' });
+    const client = new ClaimsClient({ baseUrl: `http://127.0.0.1:${port}`, accessToken: 'tok', ...wire });
     await client.incidents.create(incident);
     await client[Symbol.asyncDispose]();
     await expect(client.incidents.create(incident)).rejects.toThrow(/closed/);
@@ -183,7 +190,7 @@ describe('proxies from the environment', () => {
   });
 });
 
-describe('mutual TLS', () => {
+describe.each(OWN_WIRES)('mutual TLS, $name', ({ options: wire }) => {
   async function mtlsServer(): Promise<string> {
     const server = createHttpsServer(
       {
@@ -211,6 +218,7 @@ describe('mutual TLS', () => {
       baseUrl,
       accessToken: 'tok',
       tls: { cert: tlsFile('client.crt'), key: tlsFile('client.key'), ca: tlsFile('ca.crt') },
+      ...wire,
     });
     cleanups.push(() => client.close());
     await expect(client.incidents.create(incident)).resolves.toEqual({
@@ -221,7 +229,7 @@ describe('mutual TLS', () => {
 
   it('a server certificate from an unknown CA: a connection error, not_sent (the request never left)', async () => {
     const baseUrl = await mtlsServer();
-    const client = new ClaimsClient({ baseUrl, accessToken: 'tok', maxRetries: 0 });
+    const client = new ClaimsClient({ baseUrl, accessToken: 'tok', maxRetries: 0, ...wire });
     cleanups.push(() => client.close());
     const error = await client.incidents.create(incident).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClaimsConnectionError);

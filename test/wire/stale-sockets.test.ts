@@ -8,7 +8,12 @@
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaimsClient } from '../../src/index.js';
+import { WIRE_CHOICE } from '../../src/wire/cold-start-wire.js';
 import { incident } from '../helpers/fixtures.js';
+
+// undici's side (OwnDispatcher) from the first call: a default client would send these few
+// calls over node:http, whose own stale socket rule http-stale-sockets.test.ts checks.
+const ON_UNDICI = { [WIRE_CHOICE]: 'undici' as const };
 
 interface Closer {
   url: string;
@@ -146,7 +151,7 @@ afterEach(async () => {
 async function setUp(mode: 'fin' | 'rst'): Promise<{ server: Closer; client: ClaimsClient }> {
   const server = await closingServer(mode, 200);
   servers.push(server);
-  const client = new ClaimsClient({ baseUrl: server.url, accessToken: 'tok', maxRetries: 0 });
+  const client = new ClaimsClient({ baseUrl: server.url, accessToken: 'tok', maxRetries: 0, ...ON_UNDICI });
   clients.push(client);
   return { server, client };
 }
@@ -174,7 +179,7 @@ describe('a balancer that forgets idle connections silently', () => {
   it('after a freeze longer than the idle limit, the POST goes out on a fresh connection', async () => {
     const server = await forgetfulBalancer(1_000);
     servers.push(server);
-    const client = new ClaimsClient({ baseUrl: server.url, accessToken: 'tok', maxRetries: 0 });
+    const client = new ClaimsClient({ baseUrl: server.url, accessToken: 'tok', maxRetries: 0, ...ON_UNDICI });
     clients.push(client);
     await expect(client.incidents.create(incident)).resolves.toEqual({ incidentId: 'INC-1' });
     await freeze(4_300);
@@ -187,7 +192,7 @@ describe('idle limit', () => {
   it('a busy client keeps its connections: quick calls reuse them, not one fresh connection each', async () => {
     const server = await closingServer('fin', 5_000);
     servers.push(server);
-    const client = new ClaimsClient({ baseUrl: server.url, accessToken: 'tok', maxRetries: 0 });
+    const client = new ClaimsClient({ baseUrl: server.url, accessToken: 'tok', maxRetries: 0, ...ON_UNDICI });
     clients.push(client);
     for (let i = 1; i <= 10; i++) {
       await expect(client.incidents.create(incident)).resolves.toEqual({ incidentId: `INC-${i}` });

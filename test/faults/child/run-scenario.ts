@@ -4,18 +4,22 @@
  * a timer or socket the SDK leaked would keep it alive (for up to `timeoutMs` = 10 s here).
  * Each line also lists what keeps the event loop alive at that point, to find a leak's source.
  *
- * Usage: node --import tsx run-scenario.ts <baseUrl> <undici|fetch> <webhookId[:abortAfterMs]>...
+ * Usage: node --import tsx run-scenario.ts <baseUrl> <undici|http|fetch> <webhookId[:abortAfterMs]>...
  */
-import { ClaimsClient } from '../../../src/index.js';
+import { ClaimsClient, type ClaimsClientOptions } from '../../../src/index.js';
+import { WIRE_CHOICE } from '../../../src/wire/cold-start-wire.js';
 
 const [baseUrl = '', wire = 'undici', ...scenarios] = process.argv.slice(2);
-const client = new ClaimsClient({
+const options = {
   baseUrl,
   accessToken: 'tok_child_5ecr3t',
   timeoutMs: 10_000,
   maxRetries: 1,
-  ...(wire === 'fetch' ? { fetch: globalThis.fetch } : {}),
-});
+  ...(wire === 'fetch'
+    ? { fetch: globalThis.fetch }
+    : { [WIRE_CHOICE]: wire === 'http' ? 'http' : 'undici' }),
+};
+const client = new ClaimsClient(options as ClaimsClientOptions);
 for (const scenario of scenarios) {
   const [id = '1', abortAfter] = scenario.split(':');
   const signal = abortAfter === undefined ? undefined : AbortSignal.timeout(Number(abortAfter));

@@ -1,0 +1,84 @@
+import type { Agent as HttpAgent } from 'node:http';
+import { ClaimsError } from '../errors.js';
+import { IDLE_LIMIT_MS, type TlsOptions } from './dispatcher.js';
+
+/** Taken off the server's announced keep-alive, as {@link OwnDispatcher} does. */
+const SERVER_KEEP_ALIVE_MARGIN_MS = 1_000;
+
+/**
+ * The `node:http` keep-alive agent of one client, for the cold-start wire: the same stale
+ * socket rule as the undici side's `OwnDispatcher`. A function frozen between invocations
+ * cannot see the server close an idle socket, so after an idle gap longer than
+ * min({@link IDLE_LIMIT_MS}, the server's keep-alive less 1 s) the next request goes out through
+ * a fresh agent, on a fresh connection; the old agent's idle sockets are closed at once and its
+ * busy ones when their answer is read.
+ */
+export class OwnHttpAgent {
+  readonly #create: (client: HttpClient) => HttpAgent;
+  #current: HttpAgent | undefined;
+  #lastActive = 0;
+  #idleLimitMs = IDLE_LIMIT_MS;
+  #closed = false;
+
+  constructor(create: (client: HttpClient) => HttpAgent) {
+    this.#create = create;
+  }
+
+  /**
+   * The agent for a request starting now, made by `node:http` or `node:https`. A client sends
+   * to one origin only (its `baseUrl`'s), so its agent is always of the right kind.
+   */
+  take(now: number, client: HttpClient): HttpAgent {
+    if (this.#closed)
+      throw new ClaimsError('The client is closed (client.close() was called): nothing was sent');
+    let current = this.#current;
+    if (current === undefined) {
+      current = this.#current = this.#create(client);
+    } else if (now - this.#lastActive > this.#idleLimitMs) {
+      retire(current);
+      current = this.#current = this.#create(client);
+    }
+    this.#lastActive = now;
+    return current;
+  }
+
+  /** Notes activity now, with the answer's `keep-alive` header (`timeout=5`) when it has one. */
+  touch(now: number, keepAlive: string | undefined): void {
+    this.#lastActive = now;
+    const seconds = keepAlive === undefined ? undefined : /timeout=(\d+)/i.exec(keepAlive)?.[1];
+    if (seconds === undefined) return;
+    const serverMs = Number(seconds) * 1000 - SERVER_KEEP_ALIVE_MARGIN_MS;
+    this.#idleLimitMs = Math.max(0, Math.min(IDLE_LIMIT_MS, serverMs));
+  }
+
+  /** Closes the idle sockets now and the busy ones once their answer is read; later calls are refused. */
+  close(): void {
+    this.#closed = true;
+    if (this.#current) retire(this.#current);
+    this.#current = undefined;
+  }
+}
+
+/**
+ * Ends an agent without cutting a request short: its idle sockets now; a busy one when it is
+ * released, as an agent without keep-alive destroys a socket given back to it.
+ */
+function retire(agent: HttpAgent): void {
+  // Node's own field (not in its typings): read when a socket is given back, which it then destroys.
+  (agent as HttpAgent & { keepAlive: boolean }).keepAlive = false;
+  for (const sockets of Object.values(agent.freeSockets))
+    for (const socket of sockets ?? []) socket.destroy();
+}
+
+/** `node:http` or `node:https`: what the wire sends with and makes agents from. */
+export interface HttpClient {
+  readonly Agent: new (options: { keepAlive: boolean } & TlsOptions) => HttpAgent;
+  readonly request: typeof import('node:http').request;
+  /** True for `node:https`. */
+  readonly secure: boolean;
+}
+
+/** The agents of a client; an `https` one has the client's TLS options (mutual TLS, a private CA). */
+export function ownHttpAgent(tls: TlsOptions | undefined): OwnHttpAgent {
+  return new OwnHttpAgent((client) => new client.Agent({ keepAlive: true, ...(client.secure ? tls : {}) }));
+}

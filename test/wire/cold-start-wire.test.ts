@@ -1,0 +1,129 @@
+/**
+ * When the cold-start wire loads undici and which wire each call takes, with stand-in wires
+ * that record their calls (cold-start.test.ts checks the real thing in a fresh process).
+ */
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { coldStartWire } from '../../src/wire/cold-start-wire.js';
+import type { WireRequest, WireResponse } from '../../src/wire/types.js';
+
+const signal = {
+  aborted: false,
+  reason: undefined,
+  addEventListener: () => undefined,
+  removeEventListener: () => undefined,
+};
+
+function request(body?: WireRequest['body']): WireRequest {
+  return {
+    url: 'http://127.0.0.1/x',
+    origin: 'http://127.0.0.1',
+    path: '/x',
+    method: 'POST',
+    headers: {},
+    body,
+    signal,
+    timeoutMs: 1_000,
+  };
+}
+
+/** A wire that answers at once and records its calls in `log`. */
+function standIn(name: string, log: string[]) {
+  let closed = 0;
+  return {
+    wire: async (): Promise<WireResponse> => {
+      log.push(name);
+      return { status: 201, headers: () => ({}), text: async () => ({ text: '{}', truncated: false }) };
+    },
+    close: async () => {
+      closed++;
+    },
+    closed: () => closed,
+  };
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function setUp(load: () => Promise<unknown> = async () => undefined) {
+  const log: string[] = [];
+  const http = standIn('http', log);
+  const undici = standIn('undici', log);
+  let loads = 0;
+  const cold = coldStartWire(http, undici, () => {
+    loads++;
+    return load();
+  });
+  return { log, http, undici, cold, loads: () => loads };
+}
+
+/** `count` calls, one after another. */
+async function calls(wire: (req: WireRequest) => Promise<WireResponse>, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await (await wire(request())).text(100);
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the cold-start wire', () => {
+  it('stays on node:http for 63 quick calls, and never loads undici for them', async () => {
+    const { log, cold, loads } = setUp();
+    await calls(cold.wire, 63);
+    await turn();
+    expect(loads()).toBe(0);
+    expect(new Set(log)).toEqual(new Set(['http']));
+  });
+
+  it('the 64th call within a second is sent over node:http, then undici loads and takes the next ones', async () => {
+    const { log, http, cold, loads } = setUp();
+    await calls(cold.wire, 64);
+    expect(log.at(-1)).toBe('http');
+    await turn();
+    expect(loads()).toBe(1);
+    await turn();
+    await calls(cold.wire, 2);
+    expect(log.slice(64)).toEqual(['undici', 'undici']);
+    // The http side is closed once undici took over.
+    expect(http.closed()).toBe(1);
+  });
+
+  it('calls spread out (one per Lambda invocation, say) never load undici', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const { log, cold, loads } = setUp();
+    for (let i = 0; i < 200; i++) {
+      await calls(cold.wire, 1);
+      vi.advanceTimersByTime(20); // 50 calls a second
+    }
+    await turn();
+    expect(loads()).toBe(0);
+    expect(new Set(log)).toEqual(new Set(['http']));
+  });
+
+  it('sends a streamed body (an upload) through undici at once, and starts loading it', async () => {
+    const { log, cold, loads } = setUp();
+    void cold.wire(request(new PassThrough()));
+    expect(log).toEqual(['undici']);
+    expect(loads()).toBe(1);
+  });
+
+  it('when undici cannot be loaded, JSON calls stay on node:http', async () => {
+    const { log, cold, loads } = setUp(() => Promise.reject(new Error('not bundled')));
+    await calls(cold.wire, 64);
+    await turn();
+    await turn();
+    expect(loads()).toBe(1);
+    await calls(cold.wire, 1);
+    expect(log.at(-1)).toBe('http');
+  });
+
+  it('close() closes both sides, never loads undici, and a later call goes to the (closed) http side', async () => {
+    const { log, http, undici, cold, loads } = setUp();
+    await cold.close();
+    expect([http.closed(), undici.closed()]).toEqual([1, 1]);
+    void cold.wire(request(new PassThrough()));
+    await calls(cold.wire, 64);
+    await turn();
+    expect(new Set(log)).toEqual(new Set(['http']));
+    expect(loads()).toBe(0);
+  });
+});
