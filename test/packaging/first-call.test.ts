@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { incident } from '../helpers/fixtures.js';
 import { type BuiltEntry, builtEntry } from './built-entry.js';
 
 const run = promisify(execFile);
@@ -51,14 +52,6 @@ afterAll(async () => {
   }
   built.remove();
 });
-
-const incident = {
-  programmeCode: 'PRG-HOME',
-  policyCountry: 'GB',
-  policyTypeCode: 'HOME-STD',
-  incidentDate: '2026-11-02',
-  description: 'Kitchen fire',
-};
 
 /** The first call of a fresh process, each as a line of the child's code. */
 const CALLS = {
