@@ -20,7 +20,8 @@ export function parseAttachmentRef(input: unknown): AttachmentRefInput | undefin
     return undefined;
   }
   if (url !== undefined && !(typeof url === 'string' && httpUrlProblems(url).length === 0)) return undefined;
-  if (file !== undefined && hasProblems(toPart(file))) return undefined;
+  // toPart lists problems, each an issue of UploadItemSchema (it never lists none).
+  if (file !== undefined && Array.isArray(toPart(file))) return undefined;
   if (description !== undefined && typeof description !== 'string') return undefined;
   // An optional key is kept when present, even as `undefined`.
   if ('attachmentId' in input) out.attachmentId = attachmentId;
@@ -31,9 +32,4 @@ export function parseAttachmentRef(input: unknown): AttachmentRefInput | undefin
   if (sources !== 1) return undefined;
   copyUndeclaredKeys(input, DECLARED, out);
   return out as unknown as AttachmentRefInput;
-}
-
-/** `toPart`'s answer as `UploadItemSchema` reads it: a list of problems is an issue per problem. */
-function hasProblems(part: ReturnType<typeof toPart>): boolean {
-  return Array.isArray(part) && part.length > 0;
 }

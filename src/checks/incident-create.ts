@@ -74,11 +74,11 @@ function parseExtendedFieldValue(input: unknown): ExtendedFieldValue | undefined
 /** A zod array's parse: a new array of the parsed items, or `undefined` if any fails. */
 function parseList<T>(input: unknown, parseItem: (item: unknown) => T | undefined): T[] | undefined {
   if (!Array.isArray(input)) return undefined;
-  const out = new Array<T>(input.length);
+  const out: T[] = [];
   for (let i = 0; i < input.length; i++) {
     const item = parseItem(input[i]);
     if (item === undefined) return undefined;
-    out[i] = item;
+    out.push(item);
   }
   return out;
 }

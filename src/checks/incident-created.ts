@@ -11,7 +11,7 @@ const DECLARED = new Set(['incidentId']);
 export function parseIncidentCreated(input: unknown): IncidentCreated | undefined {
   if (!isObject(input)) return undefined;
   const id = input.incidentId;
-  if (!(isNonEmptyString(id) || (typeof id === 'number' && Number.isFinite(id)))) return undefined;
+  if (!(isNonEmptyString(id) || Number.isFinite(id))) return undefined;
   const out: Record<string, unknown> = { incidentId: String(id) };
   copyUndeclaredKeys(input, DECLARED, out);
   return out as IncidentCreated;

@@ -14,7 +14,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (!isObject(value)) return false;
   const ctor = value.constructor;
-  if (ctor === undefined || typeof ctor !== 'function') return true;
+  if (typeof ctor !== 'function') return true;
   const prototype: unknown = ctor.prototype;
   return isObject(prototype) && Object.hasOwn(prototype, 'isPrototypeOf');
 }
