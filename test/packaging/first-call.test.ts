@@ -5,23 +5,28 @@
  * (a module-load hook logs every module) and CJS (`require.cache`), against a local server.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { incident } from '../helpers/fixtures.js';
 import { type BuiltEntry, builtEntry } from './built-entry.js';
 
 const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let built: BuiltEntry;
+/** The child scripts, the hook and its log: beside the build, not in it. */
+let work: string;
 let server: Server;
 let baseUrl: string;
 beforeAll(async () => {
   built = await builtEntry();
+  mkdirSync(join(ROOT, '.bench-tmp'), { recursive: true });
+  work = mkdtempSync(join(ROOT, '.bench-tmp', 'first-call-'));
   server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -33,7 +38,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The hook runs on the loader's thread: it appends each loaded URL to the file it is given.
   writeFileSync(
-    join(built.dir, 'load-log-hooks.mjs'),
+    join(work, 'load-log-hooks.mjs'),
     `import { appendFileSync } from 'node:fs';
 export async function load(url, context, next) {
   appendFileSync(process.env.LOAD_LOG, url + '\\n');
@@ -41,15 +46,13 @@ export async function load(url, context, next) {
 }`,
   );
   writeFileSync(
-    join(built.dir, 'load-log.mjs'),
+    join(work, 'load-log.mjs'),
     `import { register } from 'node:module';\nregister('./load-log-hooks.mjs', import.meta.url);`,
   );
 }, 120_000);
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
-  for (const file of ['load-log-hooks.mjs', 'load-log.mjs', 'child.mjs', 'child.cjs', 'loaded.log']) {
-    rmSync(join(built.dir, file), { force: true });
-  }
+  rmSync(work, { recursive: true, force: true });
   built.remove();
 });
 
@@ -72,7 +75,7 @@ async function firstCall(
   format: 'esm' | 'cjs',
   call: string,
 ): Promise<{ result: unknown; packages: string[] }> {
-  const log = join(built.dir, 'loaded.log');
+  const log = join(work, 'loaded.log');
   rmSync(log, { force: true });
   const body = `const client = new ClaimsClient({ baseUrl: process.env.BASE_URL, accessToken: 't', maxRetries: 0 });
 const result = await ${call};`;
@@ -82,15 +85,15 @@ const result = await ${call};`;
 ${body}
 process.stdout.write(JSON.stringify({ result }));`
       : `(async () => {
-const { ClaimsClient } = require('./index.cjs');
+const { ClaimsClient } = require(${JSON.stringify(join(built.dir, 'index.cjs'))});
 ${body}
 process.stdout.write(JSON.stringify({ result, loaded: Object.keys(require.cache) }));
 })();`;
-  const file = join(built.dir, format === 'esm' ? 'child.mjs' : 'child.cjs');
+  const file = join(work, format === 'esm' ? 'child.mjs' : 'child.cjs');
   writeFileSync(file, script);
   const args = format === 'esm' ? ['--import', './load-log.mjs', file] : [file];
   const { stdout } = await run(process.execPath, args, {
-    cwd: built.dir,
+    cwd: work,
     env: { ...process.env, BASE_URL: baseUrl, LOAD_LOG: log },
   });
   const out = JSON.parse(stdout) as { result: unknown; loaded?: string[] };
