@@ -19,6 +19,8 @@ const field = (own: fc.Arbitrary<unknown>, valid?: fc.Arbitrary<unknown>): fc.Ar
     { weight: valid ? 12 : 0, arbitrary: valid ?? own },
     { weight: 3, arbitrary: own },
     { weight: 1, arbitrary: oddValue() },
+    // An array of one good value: a regex or `new URL` would read it as that string.
+    { weight: 1, arbitrary: (valid ?? own).map((value) => [value]) },
   );
 
 const dates = fc.oneof(

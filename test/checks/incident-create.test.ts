@@ -17,7 +17,7 @@ import {
   IncidentCreatedSchema,
   IncidentCreateSchema,
 } from '../../src/schemas/index.js';
-import { incident } from '../helpers/fixtures.js';
+import { incident, uuid } from '../helpers/fixtures.js';
 import { json, type RecordingServer, startRecordingServer } from '../helpers/recording-server.js';
 import { extraBody, incidentBody, incidentCreatedAnswer, likelyValidIncidentBody } from './arbitraries.js';
 
@@ -146,6 +146,9 @@ describe('the hand-written incidents.create checks agree with the zod schemas', 
       true,
     ],
     ['an empty upload item', { ...incident, attachments: [{ file: {} }] }, false],
+    // A regex or URL parser would read these as their one string: zod wants a string.
+    ['an attachmentId array holding a UUID', { ...incident, attachments: [{ attachmentId: [uuid] }] }, false],
+    ['a url array holding a URL', { ...incident, attachments: [{ url: ['https://x.example/a'] }] }, false],
     ['a sparse extendedFields array', { ...incident, extendedFields: new Array(1) }, false],
     ['a class instance as the body', Object.assign(new (class Body {})(), incident), true],
     ['a null-prototype body', Object.assign(Object.create(null), incident), true],
