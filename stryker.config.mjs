@@ -18,6 +18,7 @@ export default {
     'src/uploads/*.ts',
     'src/wire/*.ts',
     'src/client.ts',
+    'src/checks/*.ts',
   ],
   coverageAnalysis: 'perTest',
   // Only the mutated sources get `// @ts-nocheck`: examples are compared word for word with the README.

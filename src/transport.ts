@@ -7,7 +7,7 @@ import {
   ClaimsValidationError,
   describeCall,
 } from './errors.js';
-import { readApiError, readSuccess } from './internal/answer.js';
+import { type ResponseSchema, readApiError, readSuccess } from './internal/answer.js';
 import { CallSignal, STOPPED } from './internal/call-signal.js';
 import { errorMessage } from './internal/error-message.js';
 import { mergeHeaders } from './internal/headers.js';
@@ -86,7 +86,7 @@ export interface RequestSpec<T> {
   bodySchema?: ZodType;
   stream?: StreamBody;
   /** Validates (and types) the answer. Without it the parsed JSON or `undefined` is returned. */
-  responseSchema?: ZodType<T>;
+  responseSchema?: ResponseSchema<T>;
   /** `'none'`: the call resolves to `undefined` (the body must still be empty or JSON). */
   responseBody?: 'none';
 }

@@ -95,7 +95,7 @@ function classify(stack: CallFrame[], childScript: string): string {
   const loading = stack.slice(0, ownerIndex >= 0 ? ownerIndex : stack.length).some(isLoader);
   if (!owner || owner.url.endsWith(childScript)) {
     if (stack.some((f) => f.url.startsWith('node:internal/modules/esm/')))
-      return "Node ESM loader: resolve, read, compile ES modules (zod's files, the SDK's chunks)";
+      return "Node ESM loader: resolve, read, compile ES modules (the SDK's chunks, zod's files when loaded)";
     if (loading) return 'Node module loader (CommonJS, built-ins)';
     return 'Node internals (net, http, streams, timers)';
   }

@@ -26,10 +26,23 @@ const EVIDENCE_CHARS = 1024;
 const BLANK = /^\s*$/;
 const BOM = 0xfeff;
 
+/**
+ * A hand-written check of an answer, for a call whose first use should not load zod:
+ * `accept` returns the parsed value, or `undefined` when the answer is not valid; only then
+ * is `explain` called, for the zod schema that says what is wrong. The two agree (tests pin it).
+ */
+export interface HandWrittenCheck<T> {
+  accept(value: unknown): T | undefined;
+  explain(): Promise<ZodType<T>>;
+}
+
+/** How an answer is validated: a zod schema, or a hand-written check backed by one. */
+export type ResponseSchema<T> = ZodType<T> | HandWrittenCheck<T>;
+
 /** What a 2xx answer is expected to hold. */
 export interface SuccessExpectation<T> {
   /** Validates (and types) the parsed body; without it the parsed JSON or `undefined` is returned. */
-  responseSchema?: ZodType<T> | undefined;
+  responseSchema?: ResponseSchema<T> | undefined;
   /** `'none'`: nothing is expected; an empty or JSON body resolves to `undefined`. */
   responseBody?: 'none' | undefined;
 }
@@ -88,18 +101,24 @@ export async function readSuccess<T>(
   return judge(expect, value, where, redactor);
 }
 
-function judge<T>(
+async function judge<T>(
   expect: SuccessExpectation<T>,
   value: unknown,
   where: string,
   redactor: ReturnType<typeof redactorFor>,
-): T {
+): Promise<T> {
   if (expect.responseBody === 'none' || !expect.responseSchema) {
     return (expect.responseBody === 'none' ? undefined : value) as T;
   }
-  const result = expect.responseSchema.safeParse(value);
+  let schema = expect.responseSchema;
+  if (isHandWritten(schema)) {
+    const accepted = schema.accept(value);
+    if (accepted !== undefined) return accepted;
+    schema = await schema.explain();
+  }
+  const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const { issues } = collectIssues([['', expect.responseSchema, value]]);
+  const { issues } = collectIssues([['', schema, value]]);
   throw new ClaimsResponseValidationError(redactor.value(value), redactIssues(issues, redactor), where);
 }
 
@@ -136,6 +155,10 @@ export async function readApiError(response: WireResponse, context: AnswerContex
     method: context.method,
     url: context.url,
   });
+}
+
+function isHandWritten<T>(schema: ResponseSchema<T>): schema is HandWrittenCheck<T> {
+  return typeof (schema as Partial<HandWrittenCheck<T>>).accept === 'function';
 }
 
 /** A UTF-8 byte order mark is not part of the JSON; every wire drops it alike. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrlProblems } from '../checks/http-url.js';
 import { quote } from '../internal/quote.js';
 
 export type { OpenString } from '../constants.js';
@@ -7,39 +8,11 @@ export type { OpenString } from '../constants.js';
 export const NonEmptyString = z.string().min(1, 'must not be empty');
 
 /**
- * What `new URL()` would quietly drop or rewrite, so that the URL checked is not the one sent:
- * whitespace and control characters (a leading space, a tab or CR/LF inside are removed) and
- * backslashes (read as `/` in http(s) URLs, so `http://a.example\@b.example` names host `a`
- * to one parser and `b` to another).
- */
-// Written as what is allowed: visible ASCII but `\`, and anything from U+00A0 on.
-const REWRITTEN_BY_URL_PARSER = /[^\x21-\x5b\x5d-\x7e\u00a0-\uffff]/;
-
-/**
- * An absolute http(s) URL without credentials. It is sent exactly as given (the service
- * parses it), so a string the URL parser would first have to clean up is refused.
+ * An absolute http(s) URL without credentials, sent exactly as given (the rule, shared with
+ * the hand-written checks, is `httpUrlProblems`).
  */
 export const HttpUrl = z.string().superRefine((value, ctx) => {
-  if (REWRITTEN_BY_URL_PARSER.test(value)) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `must be an absolute http(s) URL without whitespace, control characters or backslashes (it is sent as given), got ${quote(value)}`,
-    });
-    return;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: `must be an absolute http(s) URL, got ${quote(value)}` });
-    return;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    ctx.addIssue({ code: 'custom', message: `must use http or https, got ${quote(url.protocol)}` });
-  }
-  if (url.username || url.password) {
-    ctx.addIssue({ code: 'custom', message: 'must not carry credentials (user:password@)' });
-  }
+  for (const message of httpUrlProblems(value)) ctx.addIssue({ code: 'custom', message });
 });
 
 /**

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { COUNTRY_CODE, INCIDENT_CREATE_KEYS } from '../checks/incident-create.js';
 import { type AttachmentRefInput, AttachmentRefInputSchema } from './attachments.js';
 import { NonEmptyString, ReturnedStringId } from './common.js';
 import { IsoDate } from './iso-date.js';
-import { documentedKeys, nearTypoCheck } from './near-typos.js';
+import { nearTypoCheck } from './near-typos.js';
 
 /**
  * One extended field value (spec 2.4): the answer to one field of the incident form.
@@ -66,21 +67,12 @@ export interface IncidentCreate {
   attachments?: readonly AttachmentRefInput[];
 }
 
-/** The documented keys of {@link IncidentCreate}. */
-export const INCIDENT_CREATE_KEYS = documentedKeys<IncidentCreate>({
-  programmeCode: true,
-  policyCountry: true,
-  policyTypeCode: true,
-  incidentDate: true,
-  description: true,
-  extendedFields: true,
-  attachments: true,
-});
+export { INCIDENT_CREATE_KEYS };
 
 export const IncidentCreateSchema = z
   .looseObject({
     programmeCode: NonEmptyString,
-    policyCountry: z.string().regex(/^[A-Za-z]{2}$/, 'must be a 2-letter country code, e.g. "GB"'),
+    policyCountry: z.string().regex(COUNTRY_CODE, 'must be a 2-letter country code, e.g. "GB"'),
     policyTypeCode: NonEmptyString,
     incidentDate: IsoDate,
     description: z.string(),

@@ -8,15 +8,13 @@
  * skip). With code splitting, an entry's static imports include
  * local chunks: those are followed, since they load at import time too.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { build as tsupBuild } from 'tsup';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newestMtime } from '../../bench/lib/newest-mtime.js';
+import { builtEntry } from './built-entry.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -91,36 +89,15 @@ beforeAll(async () => {
     });
     bundles[`source bundle (${format})`] = result.outputFiles[0]?.text ?? '';
   }
-  // What tsup ships: dist/ when it is at least as new as the source (an old build proves
-  // nothing), else a fresh tsup build of the entry (JS only) into a scratch folder. Never skipped.
-  const srcTime = newestMtime(join(ROOT, 'src'));
-  const distFresh = ['dist/index.js', 'dist/index.cjs'].every(
-    (file) => existsSync(join(ROOT, file)) && statSync(join(ROOT, file)).mtimeMs >= srcTime,
-  );
-  let outDir = join(ROOT, 'dist');
-  if (!distFresh) {
-    outDir = mkdtempSync(join(tmpdir(), 'claims-entry-'));
-    await tsupBuild({
-      config: false,
-      entry: { index: join(ROOT, 'src/index.ts') },
-      format: ['esm', 'cjs'],
-      target: 'node20',
-      platform: 'node',
-      splitting: true,
-      treeshake: true,
-      dts: false,
-      silent: true,
-      outDir,
-    });
-  }
-  const label = distFresh ? 'dist' : 'tsup build';
+  // What tsup ships: dist/ when fresh, else a fresh tsup build of the entry. Never skipped.
+  const built = await builtEntry();
   for (const file of ['index.js', 'index.cjs']) {
-    const path = join(outDir, file);
-    bundles[`${label}/${file}`] = withStaticChunks(path, (p) =>
+    const path = join(built.dir, file);
+    bundles[`${built.label}/${file}`] = withStaticChunks(path, (p) =>
       existsSync(p) ? readFileSync(p, 'utf8') : undefined,
     );
   }
-  if (!distFresh) rmSync(outDir, { recursive: true, force: true });
+  built.remove();
 }, 120_000);
 
 describe('the main entry', () => {
