@@ -42,6 +42,14 @@ export class OwnHttpAgent {
     return current;
   }
 
+  /** Whether the current agent holds a kept-alive socket that the next request would reuse. */
+  hasIdleSockets(): boolean {
+    const free = this.#current?.freeSockets;
+    if (free === undefined) return false;
+    for (const key in free) if ((free[key]?.length ?? 0) > 0) return true;
+    return false;
+  }
+
   /**
    * Drops `agent` for a fresh one, unless that happened already: one of its kept-alive sockets
    * was found dead, and the others, as old, are likely dead too. Calls failing together (after
