@@ -42,12 +42,13 @@ export class OwnHttpAgent {
     return current;
   }
 
-  /** Whether the current agent holds a kept-alive socket that the next request would reuse. */
-  hasIdleSockets(): boolean {
-    const free = this.#current?.freeSockets;
-    if (free === undefined) return false;
-    for (const key in free) if ((free[key]?.length ?? 0) > 0) return true;
-    return false;
+  /**
+   * The agent for a request that took `agent` and then waited (a turn of the event loop): the
+   * fresh one if `agent` was retired meanwhile, so calls failing together still share one fresh
+   * pool; `agent` itself once the client is closed (a call already under way finishes).
+   */
+  stillCurrent(agent: HttpAgent, now: number, client: HttpClient): HttpAgent {
+    return this.#closed || this.#current === agent ? agent : this.take(now, client);
   }
 
   /**
@@ -76,6 +77,13 @@ export class OwnHttpAgent {
     if (this.#current) windDown(this.#current);
     this.#current = undefined;
   }
+}
+
+/** Whether `agent` holds a kept-alive socket that its next request would reuse. */
+export function hasIdleSockets(agent: HttpAgent): boolean {
+  const free = agent.freeSockets;
+  for (const key in free) if ((free[key]?.length ?? 0) > 0) return true;
+  return false;
 }
 
 /**

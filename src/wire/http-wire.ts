@@ -5,7 +5,7 @@ import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
 import { CappedText } from './capped-text.js';
 import { isDeadConnection, neverWrittenError } from './dead-connection.js';
-import type { HttpClient, OwnHttpAgent } from './http-agent.js';
+import { type HttpClient, hasIdleSockets, type OwnHttpAgent } from './http-agent.js';
 import { HttpWriteWatch } from './http-write-watch.js';
 import type { Wire, WireRequest, WireResponse } from './types.js';
 
@@ -36,14 +36,18 @@ const CONNECT_TIMEOUT_CODE = 'UND_ERR_CONNECT_TIMEOUT';
 export function httpWire(agents: OwnHttpAgent): Wire {
   return async (req) => {
     const client = req.origin.startsWith('https:') ? await loadHttps() : HTTP;
+    // Throws once the client is closed: nothing is sent.
+    let agent = agents.take(performance.now(), client);
     // A kept-alive socket is about to be reused: let the event loop read it once first, as
     // undici does. A close (FIN or RST) that arrived while the process was frozen is then seen
     // and the socket dropped before anything is written to it, instead of the request going
     // out after the FIN, when it can only end 'unknown'. One turn per call on a quiet client
-    // (a busy one moves to undici); none when a fresh connection is opened anyway.
-    if (agents.hasIdleSockets()) await nextTurn();
-    // Throws once the client is closed: nothing is sent.
-    const agent = agents.take(performance.now(), client);
+    // (a busy one moves to undici); none when a fresh connection is opened anyway. The agent
+    // is taken first, so a switch to undici during the turn does not refuse this call.
+    if (hasIdleSockets(agent)) {
+      await nextTurn();
+      agent = agents.stillCurrent(agent, performance.now(), client);
+    }
     return new Promise((resolve, reject) =>
       new HttpAttempt(req, client, agents, resolve, reject).send(agent),
     );
