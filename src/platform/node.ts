@@ -10,6 +10,7 @@ import { ownDispatcher } from '../wire/dispatcher.js';
 import { fetchWire } from '../wire/fetch-wire.js';
 import { ownHttpAgent } from '../wire/http-agent.js';
 import { httpWire } from '../wire/http-wire.js';
+import { loadUndiciAgents } from '../wire/undici-agents.js';
 import { undiciWire } from '../wire/undici-wire.js';
 import type { ConnectionOptions, Platform } from './types.js';
 
@@ -32,7 +33,7 @@ export const nodePlatform: Platform = {
     if (own.writesHeaders || choice === 'undici') return viaUndici;
     const agents = ownHttpAgent(tls);
     const viaHttp = { wire: httpWire(agents), close: async () => agents.close() };
-    return coldStartWire(viaHttp, viaUndici, () => import('undici'), choice);
+    return coldStartWire(viaHttp, viaUndici, loadUndiciAgents, choice);
   },
   fetchWire: (fetch) =>
     fetchWire(fetch, { nodeBodyToWeb: (body) => Readable.toWeb(body) as ReadableStream<Uint8Array> }),

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { ClaimsError } from '../errors.js';
+import type { UndiciAgents } from './undici-agents.js';
 
 /** Client certificates and trust for mutual TLS (insurers' B2B links often require it). */
 export interface TlsOptions {
@@ -38,19 +39,19 @@ export class OwnDispatcher {
    * must then be a copy, as the transport shares its header sets between requests.
    */
   readonly writesHeaders: boolean;
-  readonly #create: (undici: typeof import('undici')) => Dispatcher;
+  readonly #create: (undici: UndiciAgents) => Dispatcher;
   #current: Dispatcher | undefined;
   #lastActive = 0;
   #idleLimitMs = IDLE_LIMIT_MS;
   #closed = false;
 
-  constructor(create: (undici: typeof import('undici')) => Dispatcher, writesHeaders: boolean) {
+  constructor(create: (undici: UndiciAgents) => Dispatcher, writesHeaders: boolean) {
     this.#create = create;
     this.writesHeaders = writesHeaders;
   }
 
   /** The dispatcher for a request starting now. */
-  take(undici: typeof import('undici'), now: number): Dispatcher {
+  take(undici: UndiciAgents, now: number): Dispatcher {
     if (this.#closed)
       throw new ClaimsError('The client is closed (client.close() was called): nothing was sent');
     let current = this.#current;
@@ -110,7 +111,7 @@ export function ownDispatcher(
 ): OwnDispatcher {
   const connect = tls ? { ...tls } : undefined;
   const proxied = Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
-  const create = (undici: typeof import('undici')): Dispatcher => {
+  const create = (undici: UndiciAgents): Dispatcher => {
     const options = {
       keepAliveTimeout: IDLE_LIMIT_MS,
       ...(connect ? { connect } : {}),

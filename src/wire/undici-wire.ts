@@ -7,6 +7,7 @@ import { CappedText } from './capped-text.js';
 import { isDeadConnection, neverWrittenError } from './dead-connection.js';
 import { OwnDispatcher } from './dispatcher.js';
 import type { Wire, WireResponse, WireSignal } from './types.js';
+import { loadUndiciAgents } from './undici-agents.js';
 import { WriteWatch } from './write-watch.js';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -17,7 +18,7 @@ type UndiciHeaders = Awaited<ReturnType<typeof undiciRequest>>['headers'];
 // undici is loaded on the first request, not on import: it takes about as long to import as
 // the rest of the SDK, serverless cold starts pay for it only when a request is made, and a
 // client given its own `fetch` never loads it.
-let undici: typeof import('undici') | undefined;
+let undici: Awaited<ReturnType<typeof loadUndiciAgents>> | undefined;
 
 /**
  * The default wire: undici's `Dispatcher.request`, on the client's own dispatcher (see
@@ -31,12 +32,12 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
   // A proxy agent (ours, or any dispatcher a user gives) may write to the headers object.
   const copyHeaders = own === undefined || own.writesHeaders;
   return async (req) => {
-    undici ??= await import('undici');
+    const agents = (undici ??= await loadUndiciAgents());
     // Whether a failed request was written is known only on our own dispatcher: a user's may
     // create several undici requests for one (a retrying one), later, out of our sight.
     const watch = own ? new WriteWatch(typeof req.body !== 'object') : undefined;
     // Throws the client's ClaimsError once it is closed.
-    const target = own ? own.take(undici, performance.now()) : (dispatcher as Dispatcher);
+    const target = own ? own.take(agents, performance.now()) : (dispatcher as Dispatcher);
     try {
       const options: Dispatcher.RequestOptions = {
         origin: req.origin,
@@ -50,7 +51,9 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
       };
-      const res = await (watch ? watch.dispatch(() => target.request(options)) : target.request(options));
+      // Our own agents lack undici's index's `request` mix-in: its function is called on them.
+      const send = () => (own ? agents.request.call(target, options) : target.request(options));
+      const res = await (watch ? watch.dispatch(send) : send());
       own?.touch(performance.now(), headerValue(res.headers['keep-alive']));
       return new UndiciResponse(res.statusCode, res.headers, res.body, req);
     } catch (error) {
