@@ -1,7 +1,7 @@
 /**
  * The documented defaults of `ClaimsClient` options, taken from what a call does when the
- * option is left out: `timeoutMs` 30 s, `deadlineMs` 10 minutes, `maxRetries` 2. Fake timers
- * (and a fake `performance.now`) stand for the minutes.
+ * option is left out: `timeoutMs` 30 s, `deadlineMs` 10 minutes, `maxRetries` 2,
+ * `metadataCacheTtlMs` 10 minutes. Fake timers (and a fake clock) stand for the minutes.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ClaimsClient, ClaimsConnectionError, ClaimsTimeoutError } from '../../src/index.js';
@@ -17,7 +17,9 @@ beforeAll(async () => {
   await client.subscriptions.list(1);
 });
 beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+  vi.useFakeTimers({
+    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', 'Date'],
+  });
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -95,5 +97,25 @@ describe('defaults', () => {
     const error = await call;
     expect(error).toBeInstanceOf(ClaimsConnectionError);
     expect(calls).toBe(3);
+  });
+
+  it('metadataCacheTtlMs: the form metadata is asked for again only after 10 minutes', async () => {
+    const paths: string[] = [];
+    const client = new ClaimsClient({
+      baseUrl: 'http://127.0.0.1:9',
+      accessToken: 'tok',
+      fetch: async (url) => {
+        paths.push(new URL(url).pathname);
+        return Response.json([]);
+      },
+    });
+    const query = { programmeCode: 'P', policyTypeCode: 'T', countryCode: 'GB' };
+    await client.metadata.requiredFields(query);
+    vi.advanceTimersByTime(599_000);
+    await client.metadata.requiredFields(query);
+    expect(paths).toEqual(['/metadata/incidents']);
+    vi.advanceTimersByTime(2_000);
+    await client.metadata.requiredFields(query);
+    expect(paths).toEqual(['/metadata/incidents', '/metadata/incidents']);
   });
 });

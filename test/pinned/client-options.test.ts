@@ -167,3 +167,28 @@ describe('options accepted at the edge of each check', () => {
     expect(() => new ClaimsClient({ ...BASE, ...(good as object) })).not.toThrow();
   });
 });
+
+describe('the base URL as the client keeps it', () => {
+  it('trailing slashes dropped: requests and messages name `<base>/<path>`', async () => {
+    const paths: string[] = [];
+    const client = new ClaimsClient({
+      baseUrl: 'http://127.0.0.1:9/api//',
+      accessToken: 'tok',
+      // Two files sent, one record back: the answer is refused, naming the request.
+      fetch: async (url) => {
+        paths.push(url);
+        return Response.json([{ filename: 'a.txt', attachmentId: '3f2c1b0a-9d8e-4f7a-8b6c-5d4e3f2a1b0c' }]);
+      },
+    });
+    const error = await client.attachments
+      .upload([
+        { data: Buffer.from('a'), filename: 'a.txt' },
+        { data: Buffer.from('b'), filename: 'b.txt' },
+      ])
+      .catch((e: unknown) => e);
+    expect(paths).toEqual(['http://127.0.0.1:9/api/attachments']);
+    expect((error as Error).message).toMatch(
+      /^Unexpected response from POST http:\/\/127\.0\.0\.1:9\/api\/attachments: /,
+    );
+  });
+});

@@ -41,16 +41,19 @@ const WIRES: Array<[string, () => Wire]> = [
   ['fetch wire', () => fetchWire(globalThis.fetch)],
 ];
 
-/** A signal like the transport's own: counts its listeners, aborts on demand. */
+/**
+ * A signal as strict as the platform's `AbortSignal` about event names (the transport's own
+ * ignores them): only `'abort'` listeners are kept and called. Counts its listeners.
+ */
 class TestSignal implements WireSignal {
   aborted = false;
   reason: unknown = undefined;
   readonly listeners = new Set<() => void>();
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.listeners.add(listener);
+  addEventListener(type: 'abort', listener: () => void): void {
+    if (type === 'abort') this.listeners.add(listener);
   }
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    this.listeners.delete(listener);
+  removeEventListener(type: 'abort', listener: () => void): void {
+    if (type === 'abort') this.listeners.delete(listener);
   }
   abort(reason: unknown): void {
     this.aborted = true;
@@ -80,6 +83,8 @@ describe.each(WIRES)('%s', (_name, make) => {
     const path = `/never-${_name.replace(' ', '-')}`;
     const error = await make()(request(path, signal)).catch((e: unknown) => e);
     expect((error as Error).name).toBe('AbortError');
+    expect((error as Error).message).toBe('The operation was aborted');
+    expect(error).toBeInstanceOf(DOMException);
     expect(error).not.toBeInstanceOf(ClaimsConnectionError);
     expect((error as Error).cause).toBe(reason);
     expect(outcomeOf(error)).toBe('not_sent');
@@ -96,6 +101,16 @@ describe.each(WIRES)('%s', (_name, make) => {
     const error = await attempt;
     expect((error as Error).name).toBe('AbortError');
     expect((error as Error).cause).toBe(reason);
+  });
+
+  it('an abort without a reason: an AbortError without a cause (nothing empty to show in logs)', async () => {
+    const signal = new TestSignal();
+    const attempt = make()(request('/slow', signal)).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    signal.abort(undefined);
+    const error = await attempt;
+    expect((error as Error).name).toBe('AbortError');
+    expect(Object.hasOwn(error as object, 'cause')).toBe(false);
   });
 
   it('an attempt read to its end leaves no listener on its signal', async () => {

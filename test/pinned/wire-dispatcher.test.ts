@@ -4,11 +4,17 @@
  * shortens that gap, and which undici agent the proxy variables choose. `OwnDispatcher` is
  * driven here with explicit clock readings, so the limits are checked to the millisecond.
  */
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { type AddressInfo, connect as netConnect, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import * as undici from 'undici';
-import { describe, expect, it } from 'vitest';
-import { ClaimsError, outcomeOf } from '../../src/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ClaimsClient, ClaimsError, outcomeOf } from '../../src/index.js';
 import { IDLE_LIMIT_MS, OwnDispatcher, ownDispatcher } from '../../src/wire/dispatcher.js';
+import { incident } from '../helpers/fixtures.js';
 
 /** An OwnDispatcher whose dispatchers are numbered stand-ins that note when they are closed. */
 function numbered(): { own: OwnDispatcher; made: Array<{ n: number; closed: boolean }> } {
@@ -138,5 +144,111 @@ describe('ownDispatcher: the agent the environment chooses', () => {
       expect(agent).not.toBeInstanceOf(undici.EnvHttpProxyAgent);
       await own.close();
     }
+  });
+});
+
+const tlsFile = (name: string): Buffer => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url));
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function listen(server: Server): Promise<number> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** A CONNECT proxy on 127.0.0.1 that notes the tunnels it opens. */
+async function connectProxy(): Promise<{ url: string; tunnels: string[] }> {
+  const tunnels: string[] = [];
+  const proxy = createHttpServer((_req, res) => res.writeHead(405).end());
+  proxy.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    tunnels.push(req.url ?? '');
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = netConnect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client).pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  return { url: `http://127.0.0.1:${await listen(proxy)}`, tunnels };
+}
+
+/** An HTTPS server that requires a client certificate and answers with its common name. */
+async function mtlsServer(): Promise<number> {
+  const server = createHttpsServer(
+    { cert: tlsFile('server.crt'), key: tlsFile('server.key'), ca: tlsFile('ca.crt'), requestCert: true },
+    (req, res) => {
+      const peer = (req.socket as TLSSocket).getPeerCertificate();
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(201, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ incidentId: 'INC-1', clientCn: peer.subject?.CN ?? null }));
+      });
+    },
+  );
+  return listen(server as unknown as Server);
+}
+
+function withEnv(vars: Record<string, string>): void {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  cleanups.push(() => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+}
+
+describe('through a proxy', () => {
+  it('HTTPS_PROXY and tls: the tunnel goes through the proxy, and the API sees the client certificate', async () => {
+    const port = await mtlsServer();
+    const proxy = await connectProxy();
+    withEnv({ HTTPS_PROXY: proxy.url, NO_PROXY: '' });
+    const client = new ClaimsClient({
+      baseUrl: `https://127.0.0.1:${port}`,
+      accessToken: 'tok',
+      tls: { cert: tlsFile('client.crt'), key: tlsFile('client.key'), ca: tlsFile('ca.crt') },
+    });
+    cleanups.push(() => client.close());
+    await expect(client.incidents.create(incident)).resolves.toEqual({
+      incidentId: 'INC-1',
+      clientCn: 'partner-client',
+    });
+    expect(proxy.tunnels).toEqual([`127.0.0.1:${port}`]);
+  });
+
+  it('a ProxyAgent of the user’s as dispatcher (it writes to the headers it is given): sent through it', async () => {
+    const api = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(201, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ incidentId: 'INC-2', auth: req.headers.authorization }));
+      });
+    });
+    const port = await listen(api);
+    const proxy = await connectProxy();
+    const dispatcher = new undici.ProxyAgent({ uri: proxy.url, proxyTunnel: true });
+    cleanups.push(() => dispatcher.close());
+    const client = new ClaimsClient({ baseUrl: `http://127.0.0.1:${port}`, accessToken: 'tok', dispatcher });
+    for (let i = 0; i < 2; i++) {
+      await expect(client.incidents.create(incident)).resolves.toEqual({
+        incidentId: 'INC-2',
+        auth: 'Bearer tok',
+      });
+    }
+    expect(proxy.tunnels.length).toBeGreaterThanOrEqual(1);
   });
 });

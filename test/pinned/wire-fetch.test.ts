@@ -194,6 +194,32 @@ describe('on a runtime whose timers are plain numbers (Deno, workerd)', () => {
   });
 });
 
+describe('on a runtime whose timers are plain numbers, an answer before the upload ends', () => {
+  it('the rest of the upload, read after the call resolved, starts no timer again', async () => {
+    const wait = globalThis.setTimeout;
+    const timers = numericTimers();
+    let rest: Promise<void> = Promise.resolve();
+    const client = new ClaimsClient({
+      baseUrl: 'http://127.0.0.1:9',
+      accessToken: 'tok',
+      timeoutMs: 5_000,
+      fetch: async (_url, init) => {
+        // The server answers after the first chunk and reads the rest afterwards.
+        const reader = (init.body as ReadableStream<Uint8Array>).getReader();
+        await reader.read();
+        rest = (async () => {
+          await new Promise((resolve) => wait(resolve, 50));
+          while (!(await reader.read()).done) {}
+        })();
+        return Response.json(ATTACHMENT);
+      },
+    });
+    await client.attachments.upload({ data: Buffer.alloc(512 * 1024, 0x61), filename: 'a.txt' });
+    await rest;
+    expect(timers.pending()).toBe(0);
+  });
+});
+
 describe('the progress timer restarts when the answer’s head arrives', () => {
   let server: Server | undefined;
   afterEach(async () => {
