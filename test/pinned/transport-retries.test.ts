@@ -127,7 +127,7 @@ describe('a call made of steps (incidents.create)', () => {
   it('refuses an invalid deadlineMs before any step, as any call does', async () => {
     await scenario(httpFaultServer(answer(201, '{"incidentId":"I-1"}')), async (server) => {
       const error = await makeClient(server.url)
-        .incidents.create(incident, { deadlineMs: 0 })
+        .incidents.create({ ...incident, extendedFields: [] }, { deadlineMs: 0 })
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ClaimsValidationError);
       expect((error as ClaimsValidationError).issues.map((i) => i.path)).toEqual(['options.deadlineMs']);
