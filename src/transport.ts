@@ -262,7 +262,8 @@ export class Transport {
           // Inside the try: a body that stalls or is cut off is a network failure too.
           // Only 2xx is success: a 3xx is not followed (the API documents none, and following
           // one would send a claim again), so it is an error like any other answer.
-          if (response.status >= 200 && response.status < 300) {
+          // (A final answer's status is 200 or more: undici and fetch handle 1xx themselves.)
+          if (response.status < 300) {
             current = 'processed';
             const value = await readSuccess(spec, response, {
               method,
