@@ -11,6 +11,7 @@ import {
   ClaimsValidationError,
   InternalServerError,
   type Logger,
+  outcomeOf,
 } from '../../src/index.js';
 import { closedPort, httpFaultServer, makeClient, scenario } from '../faults/fault-server.js';
 import { event, incident } from '../helpers/fixtures.js';
@@ -193,5 +194,41 @@ describe('logs only at the level asked for', () => {
       .subscriptions.list(1)
       .catch(() => undefined);
     expect(logger.lines).toEqual([]);
+  });
+});
+
+/** fetch's failure with undici's error (and its code) inside, as a user's fetch gives it. */
+function fetchFailure(code: string): TypeError {
+  return new TypeError('fetch failed', {
+    cause: Object.assign(new Error(`${code} from the socket`), { code }),
+  });
+}
+
+describe('the outcome of a call whose attempts failed differently', () => {
+  it('a GET reset after sending, then refused: unknown (the first may have been acted on)', async () => {
+    let calls = 0;
+    const client = makeClient('http://127.0.0.1:9', {
+      maxRetries: 1,
+      fetch: async () => {
+        throw fetchFailure(calls++ === 0 ? 'ECONNRESET' : 'ECONNREFUSED');
+      },
+    });
+    const error = await client.subscriptions.list(1).catch((e: unknown) => e);
+    expect(calls).toBe(2);
+    expect(outcomeOf(error)).toBe('unknown');
+  });
+
+  it('a GET refused, then aborted during the backoff: not_sent', async () => {
+    const controller = new AbortController();
+    const client = makeClient('http://127.0.0.1:9', {
+      maxRetries: 1,
+      fetch: async () => {
+        setTimeout(() => controller.abort(), 50);
+        throw fetchFailure('ECONNREFUSED');
+      },
+    });
+    const error = await client.subscriptions.list(1, { signal: controller.signal }).catch((e: unknown) => e);
+    expect((error as Error).name).toBe('AbortError');
+    expect(outcomeOf(error)).toBe('not_sent');
   });
 });
