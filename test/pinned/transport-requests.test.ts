@@ -117,6 +117,28 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
     });
   });
 
+  it.each([
+    [400, 'rejected'],
+    [500, 'unknown'],
+  ])('aborted while an answer %i’s body is read: AbortError, outcome %s', async (status, outcome) => {
+    const controller = new AbortController();
+    await scenario(
+      httpFaultServer((_hit, _req, res) => {
+        res.writeHead(status, { 'content-type': 'application/json', 'content-length': '40' });
+        res.write('{"message":');
+        // The answer's head is out; its body stalls, and the caller gives up meanwhile.
+        setTimeout(() => controller.abort(), 100);
+      }),
+      async (server) => {
+        const error = await makeClient(server.url, { ...wire, maxRetries: 0, timeoutMs: 5_000 })
+          .events.create('I-1', event, { signal: controller.signal })
+          .catch((e: unknown) => e);
+        expect((error as Error).name).toBe('AbortError');
+        expect(outcomeOf(error)).toBe(outcome);
+      },
+    );
+  });
+
   it('an already aborted signal: AbortError, the token function never asked, nothing sent', async () => {
     await scenario(httpFaultServer(answer(200, '[]')), async (server) => {
       const provider = vi.fn(async () => 'tok_fn');
