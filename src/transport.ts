@@ -324,6 +324,7 @@ export class Transport {
           span?.retry(0, '401');
           continue;
         }
+        // Stryker disable next-line StringLiteral: shouldRetry tells a network failure by kind 'network'; any other kind is a status
         if (retry < maxRetries && shouldRetry(method, { kind: 'status', status })) {
           const delay = parseRetryAfter(apiError.headers) ?? backoffDelay(retry);
           // Only a wait the server asked for can be this long: our own backoff stops at 8 s.
