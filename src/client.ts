@@ -192,12 +192,15 @@ function checkOptions(options: ClaimsClientOptions, platform: Platform): string 
   const issues: ValidationIssue[] = [];
   let baseUrl = '';
   try {
+    // Stryker disable next-line OptionalChaining: without options the TypeError is caught below, as an invalid URL is
     const url = new URL(options?.baseUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    const http = url.protocol === 'http:' || url.protocol === 'https:';
     // Paths are appended to it: a query or fragment in the base has nowhere to go.
-    if (url.search || url.hash) throw new Error('query');
-    baseUrl = url.href.replace(/\/+$/, '');
+    if (http && !url.search && !url.hash) baseUrl = url.href.replace(/\/+$/, '');
   } catch {
+    // Not a URL at all: the issue below.
+  }
+  if (baseUrl === '') {
     issues.push({
       path: 'baseUrl',
       message:

@@ -9,6 +9,7 @@ import type { WireSignal } from './types.js';
 export function abortError(signal: AbortSignal | WireSignal, outcome: Outcome = 'not_sent'): Error {
   const reason: unknown = signal.reason;
   const error = new DOMException('The operation was aborted', 'AbortError');
+  // Stryker disable next-line BooleanLiteral: nothing redefines `cause` afterwards; configurable only as the platform's own is
   if (reason !== undefined) Object.defineProperty(error, 'cause', { value: reason, configurable: true });
   return setOutcome(error, outcome);
 }

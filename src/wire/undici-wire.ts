@@ -10,7 +10,7 @@ import type { Wire, WireResponse, WireSignal } from './types.js';
 import { loadUndiciAgents } from './undici-agents.js';
 import { WriteWatch } from './write-watch.js';
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const TIMEOUT_CODES: ReadonlySet<unknown> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 type UndiciBody = Awaited<ReturnType<typeof undiciRequest>>['body'];
 type UndiciHeaders = Awaited<ReturnType<typeof undiciRequest>>['headers'];
@@ -30,7 +30,7 @@ let undici: Awaited<ReturnType<typeof loadUndiciAgents>> | undefined;
 export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
   const own = dispatcher instanceof OwnDispatcher ? dispatcher : undefined;
   // A proxy agent (ours, or any dispatcher a user gives) may write to the headers object.
-  const copyHeaders = own === undefined || own.writesHeaders;
+  const copyHeaders = own?.writesHeaders ?? true;
   return async (req) => {
     const agents = (undici ??= await loadUndiciAgents());
     // Whether a failed request was written is known only on our own dispatcher: a user's may
@@ -91,6 +91,7 @@ class UndiciResponse implements WireResponse {
     const out: Record<string, string> = {};
     for (const name in this.rawHeaders) {
       const value = this.rawHeaders[name];
+      // Stryker disable next-line ConditionalExpression: undici gives no undefined values; the check is for the type
       if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     return out;
@@ -122,7 +123,7 @@ function translate(error: unknown, signal: WireSignal, timeoutMs: number): Error
       cause: error,
     });
   }
-  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) {
+  if (TIMEOUT_CODES.has(code)) {
     return new ClaimsTimeoutError(`Request timed out: no progress for ${timeoutMs} ms (${code})`, {
       cause: error,
     });

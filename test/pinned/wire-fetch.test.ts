@@ -1,0 +1,251 @@
+/**
+ * The fetch wire (a user's `fetch`, and the edge build's only wire): the `init` each request
+ * hands to fetch, the progress timer on runtimes whose timers cannot restart in place (Deno,
+ * workerd), and a timer restarted once the answer's head arrives.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ClaimsClient, ClaimsError, ClaimsTimeoutError } from '../../src/index.js';
+import { fetchWire } from '../../src/wire/fetch-wire.js';
+import { event } from '../helpers/fixtures.js';
+
+const ATTACHMENT = [{ filename: 'a.txt', attachmentId: '3f2c1b0a-9d8e-4f7a-8b6c-5d4e3f2a1b0c' }];
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+/** A fetch that records each `init` and answers `answer()` without any network. */
+function recordingFetch(answer: () => Response): {
+  fetch: (url: string, init: RequestInit & { duplex?: string }) => Promise<Response>;
+  seen: Array<{ url: string; init: RequestInit & { duplex?: string } }>;
+} {
+  const seen: Array<{ url: string; init: RequestInit & { duplex?: string } }> = [];
+  return {
+    seen,
+    fetch: async (url, init) => {
+      seen.push({ url, init });
+      if (init.body instanceof ReadableStream) await new Response(init.body).arrayBuffer();
+      return answer();
+    },
+  };
+}
+
+describe('the init a user’s fetch is given', () => {
+  it('a JSON POST: method, headers, the JSON text, the call’s signal; redirects not followed; no duplex', async () => {
+    const { fetch, seen } = recordingFetch(() => Response.json({ eventId: 'E-1' }, { status: 201 }));
+    const client = new ClaimsClient({ baseUrl: 'http://127.0.0.1:9/api', accessToken: 'tok', fetch });
+    await client.events.create('I-1', event);
+    expect(seen).toHaveLength(1);
+    const [{ url, init }] = seen as [(typeof seen)[number]];
+    expect(url).toBe('http://127.0.0.1:9/api/incidents/I-1/events');
+    expect(Object.keys(init).sort()).toEqual(['body', 'headers', 'method', 'redirect', 'signal']);
+    expect(init.method).toBe('POST');
+    expect(init.redirect).toBe('manual');
+    expect(init.signal).toBeInstanceOf(AbortSignal);
+    expect(JSON.parse(init.body as string)).toEqual(event);
+    expect(init.headers).toEqual({
+      accept: 'application/json',
+      'user-agent': expect.stringMatching(/^claims-notification-sdk\//),
+      authorization: 'Bearer tok',
+      'content-type': 'application/json',
+    });
+  });
+
+  it('a GET: no body, redirects not followed', async () => {
+    const { fetch, seen } = recordingFetch(() => Response.json([]));
+    const client = new ClaimsClient({ baseUrl: 'http://127.0.0.1:9', accessToken: 'tok', fetch });
+    await client.subscriptions.list(3);
+    const init = seen[0]?.init;
+    expect(init?.method).toBe('GET');
+    expect(init?.body).toBeUndefined();
+    expect(init?.redirect).toBe('manual');
+    expect(init && 'duplex' in init).toBe(false);
+  });
+
+  it("an upload: a web stream sent half-duplex, with redirect 'error'", async () => {
+    const { fetch, seen } = recordingFetch(() => Response.json(ATTACHMENT));
+    const client = new ClaimsClient({ baseUrl: 'http://127.0.0.1:9', accessToken: 'tok', fetch });
+    await client.attachments.upload({ data: Buffer.from('hello'), filename: 'a.txt' });
+    const init = seen[0]?.init;
+    expect(init?.body).toBeInstanceOf(ReadableStream);
+    expect(init?.duplex).toBe('half');
+    expect(init?.redirect).toBe('error');
+  });
+
+  it('a fetch that writes to the headers it is given changes nothing for the next request', async () => {
+    const headers: Array<Record<string, string>> = [];
+    const client = new ClaimsClient({
+      baseUrl: 'http://127.0.0.1:9',
+      accessToken: 'tok',
+      fetch: async (_url, init) => {
+        const given = init.headers as Record<string, string>;
+        headers.push({ ...given });
+        given['x-added-by-fetch'] = 'yes';
+        given.authorization = 'Bearer changed';
+        return Response.json([]);
+      },
+    });
+    await client.subscriptions.list(1);
+    await client.subscriptions.list(1);
+    expect(headers[1]).toEqual(headers[0]);
+    expect(headers[1]?.authorization).toBe('Bearer tok');
+  });
+});
+
+describe('a Node stream body on a fetch wire that cannot turn it into a web stream', () => {
+  it('is refused with a ClaimsError of its own before fetch is called, not taken for a failed connection', async () => {
+    const fetch = vi.fn();
+    const wire = fetchWire(fetch);
+    const { Readable } = await import('node:stream');
+    const signal = new AbortController().signal;
+    const error = await wire({
+      url: 'http://127.0.0.1:9/attachments',
+      origin: 'http://127.0.0.1:9',
+      path: '/attachments',
+      method: 'POST',
+      headers: {},
+      body: Readable.from(['x']),
+      signal,
+      timeoutMs: 1_000,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsError);
+    expect(error?.constructor).toBe(ClaimsError);
+    expect((error as Error).message).toBe('A Node stream body cannot be sent by this build of the SDK');
+    expect(fetch).not.toHaveBeenCalled();
+  });
+});
+
+/**
+ * Timers as Deno and workerd give them: plain numbers, without `refresh()`. Returns the timers
+ * still pending, so a test can check none is left behind.
+ */
+function numericTimers(): { pending: () => number } {
+  const realSet = globalThis.setTimeout;
+  const realClear = globalThis.clearTimeout;
+  const live = new Map<number, ReturnType<typeof realSet>>();
+  let next = 1;
+  vi.stubGlobal('setTimeout', (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    const id = next++;
+    live.set(
+      id,
+      realSet(() => {
+        live.delete(id);
+        fn(...args);
+      }, ms),
+    );
+    return id;
+  });
+  vi.stubGlobal('clearTimeout', (id: unknown) => {
+    if (typeof id !== 'number') return realClear(id as ReturnType<typeof realSet>);
+    realClear(live.get(id));
+    live.delete(id);
+  });
+  return { pending: () => live.size };
+}
+
+/** An answer whose body comes in `chunks` pieces `everyMs` apart, and errors when `signal` aborts. */
+function slowAnswer(
+  signal: AbortSignal,
+  chunks: string[],
+  everyMs: number,
+  wait: typeof setTimeout,
+): Response {
+  let i = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await new Promise((resolve) => wait(resolve, everyMs));
+      if (signal.aborted) controller.error(signal.reason ?? new Error('aborted'));
+      else if (i < chunks.length) controller.enqueue(new TextEncoder().encode(chunks[i++]));
+      else controller.close();
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+}
+
+describe('on a runtime whose timers are plain numbers (Deno, workerd)', () => {
+  it('a body that keeps coming, each piece within timeoutMs, is read whole; no timer is left', async () => {
+    const wait = globalThis.setTimeout;
+    const timers = numericTimers();
+    const client = new ClaimsClient({
+      baseUrl: 'http://127.0.0.1:9',
+      accessToken: 'tok',
+      timeoutMs: 300,
+      maxRetries: 0,
+      fetch: async (_url, init) => slowAnswer(init.signal as AbortSignal, ['[', ' ', ' ', ']'], 120, wait),
+    });
+    await expect(client.subscriptions.list(1)).resolves.toEqual([]);
+    expect(timers.pending()).toBe(0);
+  });
+
+  it('a body that stops: ClaimsTimeoutError after timeoutMs without progress', async () => {
+    const wait = globalThis.setTimeout;
+    numericTimers();
+    const client = new ClaimsClient({
+      baseUrl: 'http://127.0.0.1:9',
+      accessToken: 'tok',
+      timeoutMs: 150,
+      maxRetries: 0,
+      fetch: async (_url, init) => slowAnswer(init.signal as AbortSignal, ['[', ']'], 400, wait),
+    });
+    const error = await client.subscriptions.list(1).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsTimeoutError);
+  });
+});
+
+describe('on a runtime whose timers are plain numbers, an answer before the upload ends', () => {
+  it('the rest of the upload, read after the call resolved, starts no timer again', async () => {
+    const wait = globalThis.setTimeout;
+    const timers = numericTimers();
+    let rest: Promise<void> = Promise.resolve();
+    const client = new ClaimsClient({
+      baseUrl: 'http://127.0.0.1:9',
+      accessToken: 'tok',
+      timeoutMs: 5_000,
+      fetch: async (_url, init) => {
+        // The server answers after the first chunk and reads the rest afterwards.
+        const reader = (init.body as ReadableStream<Uint8Array>).getReader();
+        await reader.read();
+        rest = (async () => {
+          await new Promise((resolve) => wait(resolve, 50));
+          while (!(await reader.read()).done) {}
+        })();
+        return Response.json(ATTACHMENT);
+      },
+    });
+    await client.attachments.upload({ data: Buffer.alloc(512 * 1024, 0x61), filename: 'a.txt' });
+    await rest;
+    expect(timers.pending()).toBe(0);
+  });
+});
+
+describe('the progress timer restarts when the answer’s head arrives', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    server = undefined;
+  });
+
+  it('a head after 0.4 s and a body 0.4 s later both fit a timeoutMs of 0.6 s', async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
+        setTimeout(() => res.end('[]'), 400);
+      }, 400);
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = new ClaimsClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      accessToken: 'tok',
+      timeoutMs: 600,
+      maxRetries: 0,
+      fetch: globalThis.fetch,
+    });
+    await expect(client.subscriptions.list(1)).resolves.toEqual([]);
+  });
+});
