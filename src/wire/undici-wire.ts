@@ -32,7 +32,8 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
   // A proxy agent (ours, or any dispatcher a user gives) may write to the headers object.
   const copyHeaders = own?.writesHeaders ?? true;
   return async (req) => {
-    const agents = (undici ??= await loadUndiciAgents());
+    undici ??= await loadUndiciAgents();
+    const agents = undici;
     // Whether a failed request was written is known only on our own dispatcher: a user's may
     // create several undici requests for one (a retrying one), later, out of our sight.
     const watch = own ? new WriteWatch(typeof req.body !== 'object') : undefined;
