@@ -79,7 +79,8 @@ export class Redactor {
         if (typeof text === 'string' && this.finds(text)) this.#rewrite(current, key, this.text(text));
       }
       for (const key of ['body', 'headers'] as const) {
-        if (Object.hasOwn(current, key) && this.finds(JSON.stringify(fields[key]) ?? '')) {
+        // Stryker disable next-line StringLiteral: the fallback is for an `undefined` field, and no other string holds the token either
+      if (Object.hasOwn(current, key) && this.finds(JSON.stringify(fields[key]) ?? '')) {
           this.#rewrite(current, key, this.value(fields[key]));
         }
       }
@@ -124,7 +125,7 @@ export function redactorFor(token: string): Redactor {
 function spellings(char: string): string {
   const code = char.codePointAt(0) as number;
   // The URL-encoding: the character's UTF-8 bytes (one for ASCII), each as %XX.
-  const urlEncoded = Array.from(Buffer.from(char, 'utf8'), (byte) => `%${hexPattern(byte, 2)}`).join('');
+  const urlEncoded = Array.from(Buffer.from(char), (byte) => `%${hexPattern(byte, 2)}`).join('');
   const options = [escapeRegex(char), `\\\\u${hexPattern(code, 4)}`, urlEncoded];
   if (char === '/') options.push('\\\\/');
   if (char === '"') options.push('\\\\"');
