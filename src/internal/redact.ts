@@ -80,7 +80,7 @@ export class Redactor {
       }
       for (const key of ['body', 'headers'] as const) {
         // Stryker disable next-line StringLiteral: the fallback is for an `undefined` field, and no other string holds the token either
-      if (Object.hasOwn(current, key) && this.finds(JSON.stringify(fields[key]) ?? '')) {
+        if (Object.hasOwn(current, key) && this.finds(JSON.stringify(fields[key]) ?? '')) {
           this.#rewrite(current, key, this.value(fields[key]));
         }
       }
