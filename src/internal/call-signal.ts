@@ -29,6 +29,7 @@ export class CallSignal {
   /** `performance.now()` past which the phase under way has stalled; `Infinity` when none is watched. */
   idleAt = Number.POSITIVE_INFINITY;
   /** What the watched phase is, for the message: `'the accessToken provider'`, `'the request body'`. */
+  // Stryker disable next-line StringLiteral: read only for a stall, and only watchIdle starts a watch, setting it first
   idlePhase = '';
   // Mostly one listener at a time (the wire's, or a wait's): an array, made when first needed.
   #listeners: Listener[] | undefined = undefined;
@@ -76,6 +77,7 @@ export class CallSignal {
 
   removeEventListener(_type: 'abort', listener: Listener): void {
     const at = this.#listeners?.indexOf(listener) ?? -1;
+    // Stryker disable next-line OptionalChaining: `at` is -1 when there is no list, so the splice is never reached without one
     if (at >= 0) this.#listeners?.splice(at, 1);
   }
 
@@ -91,13 +93,16 @@ export class CallSignal {
     if (this.aborted) return Promise.reject(STOPPED);
     return new Promise<T>((resolve, reject) => {
       const stop = (): void => reject(STOPPED);
+      // Stryker disable next-line StringLiteral: a CallSignal ignores the event type (it has only abort listeners)
       this.addEventListener('abort', stop);
       promise.then(
         (value) => {
+          // Stryker disable next-line StringLiteral: a CallSignal ignores the event type (it has only abort listeners)
           this.removeEventListener('abort', stop);
           resolve(value);
         },
         (error: unknown) => {
+          // Stryker disable next-line StringLiteral: a CallSignal ignores the event type (it has only abort listeners)
           this.removeEventListener('abort', stop);
           reject(error);
         },
@@ -114,9 +119,11 @@ export class CallSignal {
         reject(STOPPED);
       };
       const timer = setTimeout(() => {
+        // Stryker disable next-line StringLiteral: a CallSignal ignores the event type (it has only abort listeners)
         this.removeEventListener('abort', stop);
         resolve();
       }, ms);
+      // Stryker disable next-line StringLiteral: a CallSignal ignores the event type (it has only abort listeners)
       this.addEventListener('abort', stop);
     });
   }
@@ -126,4 +133,5 @@ export class CallSignal {
  * What a phase of the transport rejects with once its call stopped; the transport turns it
  * into the call's `AbortError` or `ClaimsTimeoutError`, which only it can describe.
  */
+// Stryker disable next-line StringLiteral: never shown: the transport replaces it with the call's AbortError or ClaimsTimeoutError
 export const STOPPED: Error = new Error('the call was stopped');

@@ -30,6 +30,7 @@ export function quoteUnsafeIntegers(text: string): string {
   let copiedTo = 0;
   let i = 0;
   const length = text.length;
+  // Stryker disable next-line EqualityOperator: at `i === length` the code is NaN, which is no quote, sign or digit: one more step and out
   while (i < length) {
     const code = text.charCodeAt(i);
     if (code === QUOTE) {
@@ -38,12 +39,13 @@ export function quoteUnsafeIntegers(text: string): string {
     }
     if (code === MINUS || isDigit(code)) {
       const start = i;
-      if (code === MINUS) i++;
-      while (i < length && isDigit(text.charCodeAt(i))) i++;
+      // The sign or first digit; past the text's end charCodeAt gives NaN, which is no digit.
+      i++;
+      while (isDigit(text.charCodeAt(i))) i++;
       const next = text.charCodeAt(i);
       // A fraction or exponent makes it a float: JSON.parse's rounding is what a float means.
       if (next === 0x2e || next === 0x65 || next === 0x45) {
-        while (i < length && isNumberChar(text.charCodeAt(i))) i++;
+        while (isNumberChar(text.charCodeAt(i))) i++;
         continue;
       }
       const literal = text.slice(start, i);
@@ -56,12 +58,13 @@ export function quoteUnsafeIntegers(text: string): string {
     }
     i++;
   }
-  return copiedTo === 0 ? text : out + text.slice(copiedTo);
+  return out + text.slice(copiedTo);
 }
 
 /** Index just past the string literal opening at `start` (or the text's end when unclosed). */
 function endOfString(text: string, start: number): number {
   let i = start + 1;
+  // Stryker disable next-line EqualityOperator: at `i === text.length` the code is NaN: one more step, and the caller's loop ends there too
   while (i < text.length) {
     const code = text.charCodeAt(i);
     if (code === BACKSLASH) i += 2;
