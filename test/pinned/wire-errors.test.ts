@@ -9,11 +9,15 @@ import { ClaimsConnectionError, ClaimsTimeoutError, outcomeOf } from '../../src/
 import { closedPort, failure, makeClient, rawFaultServer, scenario, WIRES } from '../faults/fault-server.js';
 import { event, incident } from '../helpers/fixtures.js';
 
-const [UNDICI, FETCH] = WIRES as [(typeof WIRES)[number], (typeof WIRES)[number]];
-/** The code undici gives each failure, appended to the default wire's messages. */
+const FETCH = WIRES.find((w) => w.name === 'fetch wire');
 /** How a message ends when the request may have reached the server (outcome `unknown`). */
 const MAYBE = ' (the request may have been processed)';
-const suffix = (wire: (typeof WIRES)[number], code: string): string => (wire === UNDICI ? ` (${code})` : '');
+/**
+ * The platform's code of a failure, which the client's own wires append to their messages:
+ * undici's for every failure, node:http's socket codes (its timeouts are the SDK's own, no code).
+ */
+const suffix = (wire: (typeof WIRES)[number], code: string): string =>
+  wire === FETCH || (wire.name === 'http wire' && code.startsWith('UND_ERR_')) ? '' : ` (${code})`;
 
 describe.each(WIRES)('$name', (wire) => {
   it('connection refused: "<method> <url>: Connection failed: <the platform’s message>"', async () => {
