@@ -121,11 +121,14 @@ export function redactorFor(token: string): Redactor {
   return redactor;
 }
 
+const UTF8 = new TextEncoder();
+
 /** Every way one character of the token may be spelled in an echo, as a regex group. */
 function spellings(char: string): string {
   const code = char.codePointAt(0) as number;
   // The URL-encoding: the character's UTF-8 bytes (one for ASCII), each as %XX.
-  const urlEncoded = Array.from(Buffer.from(char), (byte) => `%${hexPattern(byte, 2)}`).join('');
+  // TextEncoder, not Buffer: the edge build redacts too (workerd, Deno, browsers have no Buffer).
+  const urlEncoded = Array.from(UTF8.encode(char), (byte) => `%${hexPattern(byte, 2)}`).join('');
   const options = [escapeRegex(char), `\\\\u${hexPattern(code, 4)}`, urlEncoded];
   if (char === '/') options.push('\\\\/');
   if (char === '"') options.push('\\\\"');

@@ -20,6 +20,19 @@ describe('Redactor.text', () => {
     expect(redactor.text('t=p%E4ssw%F6rd')).toBe('t=p%E4ssw%F6rd');
   });
 
+  it('needs no Buffer (the edge build redacts on runtimes without one)', () => {
+    const buffer = globalThis.Buffer;
+    // @ts-expect-error: removed for this test, as on workerd or in a browser
+    delete globalThis.Buffer;
+    try {
+      expect(new Redactor('pässwörd').text(`t=${encodeURIComponent('pässwörd')}&u=pässwörd`)).toBe(
+        `t=${REDACTED}&u=${REDACTED}`,
+      );
+    } finally {
+      globalThis.Buffer = buffer;
+    }
+  });
+
   it('takes the JSON escapes of `/`, `"` and `\\` for those characters only', () => {
     const redactor = new Redactor('ab');
     for (const text of ['\\/\\/', '\\"\\"', '\\\\\\\\', 'a\\/', '\\"b'])
