@@ -19,7 +19,8 @@ function socket(errored: unknown = null) {
   return { errored };
 }
 
-const refusedWrite = () => Object.assign(new Error('write ECONNRESET'), { code: 'ECONNRESET', syscall: 'write' });
+const refusedWrite = () =>
+  Object.assign(new Error('write ECONNRESET'), { code: 'ECONNRESET', syscall: 'write' });
 
 /** A watch whose dispatch created one request; returns both. */
 function watched(oneWrite = true) {
