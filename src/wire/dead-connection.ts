@@ -7,6 +7,14 @@
  * code alone (an `ECONNRESET` may come after the whole request left). The error must be a
  * `ClaimsConnectionError` with outcome `'not_sent'`.
  */
+import { ClaimsConnectionError } from '../errors.js';
+import { errorMessage } from '../internal/error-message.js';
+
+/**
+ * A connection that was open and then found closed: a kept-alive one the server or a balancer
+ * dropped while idle. (A connection that could not be opened keeps the retry rules of its own.)
+ */
+const DEAD_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
 
 const dead = new WeakSet<Error>();
 
@@ -19,4 +27,18 @@ export function markDeadConnection<E extends Error>(error: E): E {
 /** True when a wire marked the error with {@link markDeadConnection}. */
 export function isDeadConnection(error: unknown): boolean {
   return error instanceof Error && dead.has(error);
+}
+
+/**
+ * The error of a request a wire provably never wrote (`cause`, the socket's error): nothing was
+ * sent. Marked a dead connection when the socket was found closed, so that the transport sends
+ * it once more on a fresh one.
+ */
+export function neverWrittenError(cause: unknown): ClaimsConnectionError {
+  const code = (cause as { code?: unknown }).code;
+  const failure = new ClaimsConnectionError(
+    `Connection failed before any byte of the request was written, nothing was sent: ${errorMessage(cause)}${typeof code === 'string' ? ` (${code})` : ''}`,
+    { cause, outcome: 'not_sent' },
+  );
+  return typeof code === 'string' && DEAD_SOCKET_CODES.has(code) ? markDeadConnection(failure) : failure;
 }

@@ -35,11 +35,22 @@ export class OwnHttpAgent {
     if (current === undefined) {
       current = this.#current = this.#create(client);
     } else if (now - this.#lastActive > this.#idleLimitMs) {
-      retire(current);
+      windDown(current);
       current = this.#current = this.#create(client);
     }
     this.#lastActive = now;
     return current;
+  }
+
+  /**
+   * Drops `agent` for a fresh one, unless that happened already: one of its kept-alive sockets
+   * was found dead, and the others, as old, are likely dead too. Calls failing together (after
+   * a freeze) thus all go on to one fresh agent, whose sockets stay (as `OwnDispatcher.retire`).
+   */
+  retire(agent: HttpAgent): void {
+    if (this.#current !== agent) return;
+    this.#current = undefined;
+    windDown(agent);
   }
 
   /** Notes activity now, with the answer's `keep-alive` header (`timeout=5`) when it has one. */
@@ -54,7 +65,7 @@ export class OwnHttpAgent {
   /** Closes the idle sockets now and the busy ones once their answer is read; later calls are refused. */
   close(): void {
     this.#closed = true;
-    if (this.#current) retire(this.#current);
+    if (this.#current) windDown(this.#current);
     this.#current = undefined;
   }
 }
@@ -63,7 +74,7 @@ export class OwnHttpAgent {
  * Ends an agent without cutting a request short: its idle sockets now; a busy one when it is
  * released, as an agent without keep-alive destroys a socket given back to it.
  */
-function retire(agent: HttpAgent): void {
+function windDown(agent: HttpAgent): void {
   // Node's own field (not in its typings): read when a socket is given back, which it then destroys.
   (agent as HttpAgent & { keepAlive: boolean }).keepAlive = false;
   for (const sockets of Object.values(agent.freeSockets))

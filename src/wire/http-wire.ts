@@ -4,7 +4,9 @@ import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../error
 import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
 import { CappedText } from './capped-text.js';
+import { isDeadConnection, neverWrittenError } from './dead-connection.js';
 import type { HttpClient, OwnHttpAgent } from './http-agent.js';
+import { HttpWriteWatch } from './http-write-watch.js';
 import type { Wire, WireRequest, WireResponse } from './types.js';
 
 /**
@@ -25,8 +27,11 @@ const CONNECT_TIMEOUT_CODE = 'UND_ERR_CONNECT_TIMEOUT';
  * the undici wire's: `timeoutMs` without progress while waiting for the answer's head or
  * between body chunks, a 10 s connect timeout, errors as `ClaimsConnectionError`/`ClaimsTimeoutError` with
  * the socket's error as `cause` (Node's codes, `ECONNREFUSED`, `ECONNRESET`...), the call's
- * signal destroying the request, the body read up to a cap, and the stale socket rule (see
- * {@link OwnHttpAgent}).
+ * signal destroying the request, the body read up to a cap, the stale socket rule (see
+ * {@link OwnHttpAgent}), and the dead connection rule: a request it provably never wrote on a
+ * kept-alive socket (see {@link HttpWriteWatch}) fails `'not_sent'`, marked for the transport to
+ * send it once more, and the agent is retired, so that repeat (`freshConnection`) and the calls
+ * after it go out on connections opened after the failure.
  */
 export function httpWire(agents: OwnHttpAgent): Wire {
   return async (req) => {
@@ -56,6 +61,9 @@ type Reject = (error: Error) => void;
 /** One request on the wire: its timers, its abort listener and how it ends. */
 class HttpAttempt {
   #request: ClientRequest | undefined;
+  #agent: Agent | undefined;
+  /** Set when the request was handed a kept-alive socket from the pool. */
+  #write: HttpWriteWatch | undefined;
   #response: IncomingMessage | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timedOut: 'connect' | 'progress' | undefined;
@@ -95,6 +103,7 @@ class HttpAttempt {
       return;
     }
     this.#request = request;
+    this.#agent = agent;
     req.signal.addEventListener('abort', this.onAbort, { once: true });
     request.on('socket', this.onSocket);
     request.on('response', this.onResponse);
@@ -103,6 +112,7 @@ class HttpAttempt {
   }
 
   private readonly onSocket = (socket: Socket): void => {
+    if (this.#request?.reusedSocket) this.#write = new HttpWriteWatch(socket);
     // A socket from the pool is connected already; a new one gets the connect timeout first.
     if (!socket.connecting) {
       this.arm('progress');
@@ -154,7 +164,22 @@ class HttpAttempt {
     // After the head, a failure belongs to the body's reader.
     if (this.#settled) return;
     this.#settled = true;
-    this.reject(this.translate(error));
+    const failure = this.translate(error);
+    // Only a failure that would otherwise be 'unknown' needs the proof: a timeout or an abort
+    // keeps its own error.
+    if (
+      !this.#write?.neverWritten ||
+      !(failure instanceof ClaimsConnectionError) ||
+      failure instanceof ClaimsTimeoutError ||
+      failure.outcome !== 'unknown'
+    ) {
+      this.reject(failure);
+      return;
+    }
+    const dead = neverWrittenError(error);
+    // Its other kept-alive sockets, as old, are likely dead too: the repeat gets a fresh agent.
+    if (isDeadConnection(dead) && this.#agent) this.agents.retire(this.#agent);
+    this.reject(dead);
   };
 
   /** A chunk of the answer's body arrived. */

@@ -33,8 +33,8 @@ export interface WireRequest {
    * kept-alive connection the wire found dead before writing any byte of it (the wire said so
    * with `markDeadConnection`, src/wire/dead-connection.ts): a connection opened after that
    * failure. A wire that dropped the dead connection's pool when it marked the error (the
-   * undici wire does) has nothing more to do; one that cannot choose its connections (a user's
-   * `fetch`) never marks an error so.
+   * undici and `node:http` wires do) has nothing more to do; one that cannot choose its
+   * connections (a user's `fetch`) never marks an error so.
    */
   freshConnection?: boolean;
 }

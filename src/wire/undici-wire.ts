@@ -4,17 +4,12 @@ import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../error
 import { errorMessage } from '../internal/error-message.js';
 import { abortError } from './abort.js';
 import { CappedText } from './capped-text.js';
-import { isDeadConnection, markDeadConnection } from './dead-connection.js';
+import { isDeadConnection, neverWrittenError } from './dead-connection.js';
 import { OwnDispatcher } from './dispatcher.js';
 import type { Wire, WireResponse, WireSignal } from './types.js';
 import { WriteWatch } from './write-watch.js';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-/**
- * A connection that was open and then found closed: a kept-alive one the server or a balancer
- * dropped while idle. (A connection that could not be opened keeps the retry rules of its own.)
- */
-const DEAD_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
 
 type UndiciBody = Awaited<ReturnType<typeof undiciRequest>>['body'];
 type UndiciHeaders = Awaited<ReturnType<typeof undiciRequest>>['headers'];
@@ -68,25 +63,13 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
         !(failure instanceof ClaimsTimeoutError) &&
         failure.outcome === 'unknown';
       if (!unknown || !watch?.neverWritten) throw failure;
-      const dead = neverWritten(error);
+      // A request undici provably never wrote (see WriteWatch): nothing was sent.
+      const dead = neverWrittenError(error);
       // The repeat (`freshConnection`) then gets a fresh dispatcher from take().
       if (isDeadConnection(dead)) own?.retire(target);
       throw dead;
     }
   };
-}
-
-/**
- * A request undici provably never wrote (see {@link WriteWatch}): nothing was sent. When its
- * kept-alive connection was found dead, the transport sends it once more on a fresh one.
- */
-function neverWritten(error: unknown): ClaimsConnectionError {
-  const code = (error as { code?: unknown }).code;
-  const failure = new ClaimsConnectionError(
-    `Connection failed before any byte of the request was written, nothing was sent: ${errorMessage(error)}${typeof code === 'string' ? ` (${code})` : ''}`,
-    { cause: error, outcome: 'not_sent' },
-  );
-  return typeof code === 'string' && DEAD_SOCKET_CODES.has(code) ? markDeadConnection(failure) : failure;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
