@@ -41,8 +41,7 @@ describe('neverWrittenError', () => {
   it('an error without a string code: no code in the message, not a dead connection', () => {
     for (const cause of [new Error('socket hang up'), socketError(104)]) {
       const error = neverWrittenError(cause);
-      expect(error.message).toContain(`nothing was sent: ${cause.message}`);
-      expect(error.message).not.toContain('(');
+      expect(error.message.endsWith(`nothing was sent: ${cause.message}`)).toBe(true);
       expect(isDeadConnection(error)).toBe(false);
     }
   });

@@ -58,6 +58,19 @@ describe('the node:http wire’s agents', () => {
     expect(made[1]?.keepAlive).toBe(true);
   });
 
+  it('retiring an agent that was replaced already keeps the current one: calls failing together go on to one fresh agent', () => {
+    const { agents, made, take } = setUp();
+    take(0);
+    agents.retire(made[0] as unknown as Agent);
+    expect(take(1)).toBe(2);
+    agents.retire(made[0] as unknown as Agent);
+    expect(take(2)).toBe(2);
+    expect(made[1]?.keepAlive).toBe(true);
+    agents.retire(made[1] as unknown as Agent);
+    expect(made[1]?.keepAlive).toBe(false);
+    expect(take(3)).toBe(3);
+  });
+
   it('count idle time from the last answer (touch), not from the request', () => {
     const { agents, take } = setUp();
     take(0);

@@ -42,6 +42,29 @@ function write(request: object, s: { errored: unknown }, error?: unknown) {
 }
 
 describe('WriteWatch: when undici provably wrote no byte of a request', () => {
+  // First in the file: the channels are subscribed to once per module, by the first watch, so
+  // this test is the one that sees a mistake there.
+  it('each watch follows its own request over all three messages, however many watches there are', () => {
+    const sent = watched();
+    const refused = watched();
+    const idle = watched();
+    write(sent.request, socket());
+    write(refused.request, socket(), refusedWrite());
+    expect([sent.watch.created, refused.watch.created, idle.watch.created]).toEqual([1, 1, 1]);
+    expect([sent.watch.starts, refused.watch.starts, idle.watch.starts]).toEqual([1, 1, 0]);
+    expect([sent.watch.neverWritten, refused.watch.neverWritten, idle.watch.neverWritten]).toEqual([
+      false,
+      true,
+      true,
+    ]);
+  });
+
+  it('undici started writing and the request failed before its body was sent: it may have left', () => {
+    const { watch, request } = watched();
+    sendHeaders.publish({ request, socket: socket() });
+    expect(watch.neverWritten).toBe(false);
+  });
+
   it('a request undici never started writing was never written', () => {
     const { watch } = watched();
     expect(watch.neverWritten).toBe(true);
