@@ -26,7 +26,8 @@ export function markDeadConnection<E extends Error>(error: E): E {
 
 /** True when a wire marked the error with {@link markDeadConnection}. */
 export function isDeadConnection(error: unknown): boolean {
-  return error instanceof Error && dead.has(error);
+  // Only errors are ever added; a WeakSet answers false for anything else.
+  return dead.has(error as Error);
 }
 
 /**
@@ -40,5 +41,6 @@ export function neverWrittenError(cause: unknown): ClaimsConnectionError {
     `Connection failed before any byte of the request was written, nothing was sent: ${errorMessage(cause)}${typeof code === 'string' ? ` (${code})` : ''}`,
     { cause, outcome: 'not_sent' },
   );
-  return typeof code === 'string' && DEAD_SOCKET_CODES.has(code) ? markDeadConnection(failure) : failure;
+  // The set answers false for a code that is not a string.
+  return DEAD_SOCKET_CODES.has(code as string) ? markDeadConnection(failure) : failure;
 }

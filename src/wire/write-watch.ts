@@ -92,6 +92,7 @@ function subscribeOnce(): void {
   subscribe('undici:request:bodySent', (message) => {
     const watch = watches.get((message as RequestMessage).request);
     const socket = watch?.socket;
+    // Stryker disable next-line ConditionalExpression: with no watch there is no socket either
     if (watch === undefined || socket === undefined) return;
     watch.socket = undefined;
     const errored = socket.errored as { syscall?: unknown } | null;

@@ -1,0 +1,148 @@
+/**
+ * The stale socket rule of the `node:http` wire's agents, with the clock given by hand: when a
+ * request gets a fresh agent (a fresh connection), what the server's `keep-alive` header changes,
+ * and how an old agent is ended. http-stale-sockets.test.ts checks the same against a real
+ * server and real freezes; this pins the exact limits, which those cannot time.
+ */
+import type { Agent } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { ClaimsError } from '../../src/index.js';
+import { type HttpClient, OwnHttpAgent, ownHttpAgent } from '../../src/wire/http-agent.js';
+
+interface FakeAgent {
+  id: number;
+  keepAlive: boolean;
+  freeSockets: Record<string, Array<{ destroyed: boolean; destroy(): void }> | undefined>;
+}
+
+function socket() {
+  return {
+    destroyed: false,
+    destroy() {
+      this.destroyed = true;
+    },
+  };
+}
+
+const client = { secure: false } as HttpClient;
+
+/** An OwnHttpAgent whose agents are numbered stand-ins, each with one idle socket. */
+function setUp() {
+  const made: FakeAgent[] = [];
+  const agents = new OwnHttpAgent(() => {
+    const agent: FakeAgent = { id: made.length + 1, keepAlive: true, freeSockets: { 'x:80:': [socket()] } };
+    made.push(agent);
+    return agent as unknown as Agent;
+  });
+  const take = (now: number) => (agents.take(now, client) as unknown as FakeAgent).id;
+  return { agents, made, take };
+}
+
+describe('the node:http wire’s agents', () => {
+  it('reuse the agent up to 4 s idle, a fresh one after', () => {
+    const { take } = setUp();
+    expect(take(0)).toBe(1);
+    expect(take(4_000)).toBe(1);
+    expect(take(8_001)).toBe(2);
+    expect(take(8_001)).toBe(2);
+  });
+
+  it('end the old agent without cutting a request short: idle sockets destroyed, busy ones on release', () => {
+    const { made, take } = setUp();
+    take(0);
+    const old = made[0] as FakeAgent;
+    old.freeSockets['y:80:'] = undefined;
+    take(5_000);
+    expect(old.keepAlive).toBe(false);
+    expect(old.freeSockets['x:80:']?.[0]?.destroyed).toBe(true);
+    expect(made[1]?.keepAlive).toBe(true);
+  });
+
+  it('retiring an agent that was replaced already keeps the current one: calls failing together go on to one fresh agent', () => {
+    const { agents, made, take } = setUp();
+    take(0);
+    agents.retire(made[0] as unknown as Agent);
+    expect(take(1)).toBe(2);
+    agents.retire(made[0] as unknown as Agent);
+    expect(take(2)).toBe(2);
+    expect(made[1]?.keepAlive).toBe(true);
+    agents.retire(made[1] as unknown as Agent);
+    expect(made[1]?.keepAlive).toBe(false);
+    expect(take(3)).toBe(3);
+  });
+
+  it('count idle time from the last answer (touch), not from the request', () => {
+    const { agents, take } = setUp();
+    take(0);
+    agents.touch(3_000, undefined);
+    expect(take(7_000)).toBe(1);
+  });
+
+  it('take the server’s keep-alive less 1 s as the limit: timeout=3 gives 2 s', () => {
+    const { agents, take } = setUp();
+    take(0);
+    agents.touch(0, 'timeout=3, max=100');
+    expect(take(2_000)).toBe(1);
+    expect(take(4_001)).toBe(2);
+  });
+
+  it('read the keep-alive parameter whatever its case, and a number of several digits', () => {
+    const { agents, take } = setUp();
+    take(0);
+    agents.touch(0, 'Timeout=3');
+    expect(take(2_001)).toBe(2);
+    agents.touch(10_000, 'timeout=10');
+    // 9 s less than the server says, but never more than 4 s.
+    expect(take(14_000)).toBe(2);
+    expect(take(18_001)).toBe(3);
+  });
+
+  it('keep the limit when the answer has no keep-alive timeout', () => {
+    const { agents, take } = setUp();
+    take(0);
+    agents.touch(0, 'timeout=3');
+    agents.touch(0, 'max=100');
+    agents.touch(0, undefined);
+    expect(take(2_001)).toBe(2);
+  });
+
+  it('with a server keep-alive of 1 s or less (timeout=0), a fresh agent after any idle gap, never a negative limit', () => {
+    const { agents, take } = setUp();
+    take(0);
+    agents.touch(0, 'timeout=0');
+    expect(take(0)).toBe(1);
+    expect(take(1)).toBe(2);
+  });
+
+  it('after close(): every take is refused with a ClaimsError, and the agent is ended', () => {
+    const { agents, made, take } = setUp();
+    take(0);
+    agents.close();
+    expect(made[0]?.keepAlive).toBe(false);
+    expect(() => take(1)).toThrow(ClaimsError);
+    expect(() => take(1)).toThrow('The client is closed (client.close() was called): nothing was sent');
+    expect(made).toHaveLength(1);
+  });
+
+  it('close() before any request makes no agent', () => {
+    const { agents, made } = setUp();
+    agents.close();
+    expect(made).toHaveLength(0);
+  });
+
+  it('give the client’s TLS options to an https agent only, with keep-alive on', () => {
+    const tls = { ca: 'CA PEM' };
+    const seen: unknown[] = [];
+    class Recording {
+      constructor(options: unknown) {
+        seen.push(options);
+      }
+      freeSockets = {};
+    }
+    const agents = ownHttpAgent(tls);
+    agents.take(0, { Agent: Recording, secure: true } as unknown as HttpClient);
+    const plain = ownHttpAgent(tls);
+    plain.take(0, { Agent: Recording, secure: false } as unknown as HttpClient);
+    expect(seen).toEqual([{ keepAlive: true, ca: 'CA PEM' }, { keepAlive: true }]);
+  });
+});
