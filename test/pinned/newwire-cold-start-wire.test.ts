@@ -6,39 +6,11 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { coldStartWire } from '../../src/wire/cold-start-wire.js';
-import type { WireRequest, WireResponse } from '../../src/wire/types.js';
-
-const signal = {
-  aborted: false,
-  reason: undefined,
-  addEventListener: () => undefined,
-  removeEventListener: () => undefined,
-};
-
-function request(body?: WireRequest['body']): WireRequest {
-  return {
-    url: 'http://127.0.0.1/x',
-    origin: 'http://127.0.0.1',
-    path: '/x',
-    method: 'POST',
-    headers: {},
-    body,
-    signal,
-    timeoutMs: 1_000,
-  };
-}
-
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+import { request, standIn, turn } from '../helpers/stand-in-wire.js';
 
 function setUp(choice?: 'cold-start' | 'http') {
   const log: string[] = [];
-  const side = (name: string) => ({
-    wire: async (): Promise<WireResponse> => {
-      log.push(name);
-      return { status: 201, headers: () => ({}), text: async () => ({ text: '{}', truncated: false }) };
-    },
-    close: async () => undefined,
-  });
+  const side = (name: string) => standIn(name, log);
   let loads = 0;
   const load = async () => {
     loads++;
