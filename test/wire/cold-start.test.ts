@@ -7,47 +7,28 @@
  * of it lands in `require.cache`).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { build as tsupBuild } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newestMtime } from '../../bench/lib/newest-mtime.js';
 import { incident } from '../helpers/fixtures.js';
+import { type BuiltEntry, builtEntry } from '../packaging/built-entry.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-// Inside the package, so a scratch build resolves undici and zod from its node_modules.
+// Inside the package, so the child scripts resolve the SDK's dependencies from its node_modules.
 const SCRATCH_PARENT = join(ROOT, '.bench-tmp');
 
-let distDir = join(ROOT, 'dist');
-let scratch: string | undefined;
+let entry: BuiltEntry | undefined;
+let distDir: string;
 let server: Server;
 let baseUrl: string;
 
 beforeAll(async () => {
-  // dist/ when it was built from the current source, else a fresh build: never an old one.
-  const srcTime = newestMtime(join(ROOT, 'src'));
-  const fresh = ['index.js', 'index.cjs'].every(
-    (file) => existsSync(join(distDir, file)) && statSync(join(distDir, file)).mtimeMs >= srcTime,
-  );
-  if (!fresh) {
-    mkdirSync(SCRATCH_PARENT, { recursive: true });
-    scratch = distDir = mkdtempSync(join(SCRATCH_PARENT, 'cold-start-test-'));
-    await tsupBuild({
-      config: false,
-      entry: { index: join(ROOT, 'src/index.ts') },
-      format: ['esm', 'cjs'],
-      target: 'node20',
-      platform: 'node',
-      splitting: true,
-      dts: false,
-      silent: true,
-      outDir: distDir,
-    });
-  }
+  entry = await builtEntry();
+  distDir = entry.dir;
   server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -62,7 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  entry?.remove();
 });
 
 interface Report {
