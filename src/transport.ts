@@ -1,4 +1,3 @@
-import type { ZodType } from 'zod';
 import type { ResponseSink } from './claims-promise.js';
 import {
   ClaimsConnectionError,
@@ -15,7 +14,7 @@ import { callOptionIssues, isSendableToken } from './internal/options.js';
 import type { WatchBody } from './internal/progress.js';
 import { redactorFor } from './internal/redact.js';
 import { deadlineMessage, pause, stoppedError } from './internal/stopped.js';
-import { collectIssues, throwIfInvalid } from './internal/validate.js';
+import { collectIssues, type Schema, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, RequestLog } from './logger.js';
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
@@ -80,7 +79,7 @@ export interface RequestSpec<T> {
   route?: string;
   query?: Record<string, string>;
   /** Arguments to validate before sending, by name: `[schema, value]`. */
-  params?: Record<string, readonly [ZodType, unknown]>;
+  params?: Record<string, readonly [Schema, unknown]>;
   /** A JSON body, sent as it is: the resource validated it already. */
   body?: unknown;
   stream?: StreamBody;
@@ -464,9 +463,9 @@ function validateSpec(spec: RequestSpec<unknown>): string | undefined {
   // Most calls were validated by their resource already: nothing to check, only to encode.
   // Stryker disable next-line ConditionalExpression: checking no params finds nothing: the test only saves the work
   if (spec.params !== undefined) {
-    const checks: Array<readonly [string, ZodType, unknown]> = [];
+    const checks: Array<readonly [string, Schema, unknown]> = [];
     for (const name in spec.params) {
-      const [schema, value] = spec.params[name] as readonly [ZodType, unknown];
+      const [schema, value] = spec.params[name] as readonly [Schema, unknown];
       checks.push([name, schema, value]);
     }
     throwIfInvalid(collectIssues(checks).issues);

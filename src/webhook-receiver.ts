@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { ZodType } from 'zod';
+import type { $ZodType } from 'zod/v4/core';
 import { ClaimsValidationError, type ValidationIssue, WebhookVerificationError } from './errors.js';
 import { sameSecret } from './internal/same-secret.js';
-import { collectIssues } from './internal/validate.js';
+import { collectIssues, type Schema } from './internal/validate.js';
 
 /** How a delivery is checked. */
 export interface WebhookVerifyOptions<T = unknown> {
@@ -14,8 +14,11 @@ export interface WebhookVerifyOptions<T = unknown> {
    * than letting every request through.
    */
   headerValue: string;
-  /** Checks (and types) the parsed body; by default any JSON value is accepted, as `unknown`. */
-  schema?: ZodType<T>;
+  /**
+   * Checks (and types) the parsed body, a zod schema (`zod` or `zod/mini`) whose issues are
+   * worded by your zod configuration; by default any JSON value is accepted, as `unknown`.
+   */
+  schema?: $ZodType<T>;
 }
 
 /** Request headers: node:http / Express `req.headers`, a plain record in any case, or `Headers`. */
@@ -42,7 +45,8 @@ export function verifyWebhook<T = unknown>(
   const parsed = parseBody(body);
   // Without a schema any JSON value is accepted: T is then `unknown` unless the caller says otherwise.
   if (!options.schema) return parsed as T;
-  const { issues, values } = collectIssues([['', options.schema, parsed]]);
+  // Both zod and zod/mini schemas have safeParse; a bare zod/v4/core schema is not one the docs offer.
+  const { issues, values } = collectIssues([['', options.schema as Schema<T>, parsed]], {});
   if (issues.length > 0) {
     throw new WebhookVerificationError(
       'invalid_body',

@@ -1,7 +1,8 @@
 import { createServer, request } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
+import * as zm from 'zod/mini';
 import {
   ClaimsError,
   ClaimsValidationError,
@@ -53,6 +54,23 @@ describe('verifyWebhook', () => {
     );
     expect(error.reason).toBe('invalid_body');
     expect(error.issues.map((i) => i.path)).toEqual(['webhookEvent', 'data']);
+  });
+
+  it('takes a zod/mini schema too, worded by the application’s zod configuration', () => {
+    const schema = zm.looseObject({ data: zm.object({ incidentId: zm.string() }) });
+    const payload = verifyWebhook({ 'x-hook-secret': options.headerValue }, body, { ...options, schema });
+    expectTypeOf(payload.data.incidentId).toEqualTypeOf<string>();
+    expect(payload.data.incidentId).toBe('i-1');
+    const error = failure(() =>
+      verifyWebhook({ 'x-hook-secret': options.headerValue }, '{"data":{"incidentId":7}}', {
+        ...options,
+        schema,
+      }),
+    );
+    expect(error.issues).toEqual([
+      // This file loads zod (classic), which configures English for the whole process.
+      { path: 'data.incidentId', message: 'Invalid input: expected string, received number' },
+    ]);
   });
 
   it('refuses a wrong header, whatever its length, without echoing either value', () => {

@@ -3,7 +3,6 @@
  * anything else into the `ClaimsApiError` it stands for. Both read the body through the
  * wire's one capped reader, parse it losslessly and redact the token from what an error keeps.
  */
-import type { ZodType } from 'zod';
 import {
   type ClaimsApiError,
   ClaimsConnectionError,
@@ -14,7 +13,7 @@ import {
 import type { WireResponse } from '../wire/types.js';
 import { parseJsonLossless } from './json.js';
 import { redactorFor } from './redact.js';
-import { collectIssues } from './validate.js';
+import { collectIssues, type Schema } from './validate.js';
 
 /** Largest error body kept, in bytes: enough for any real error; the rest is dropped. */
 export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
@@ -33,11 +32,11 @@ const BOM = 0xfeff;
  */
 export interface HandWrittenCheck<T> {
   accept(value: unknown): T | undefined;
-  explain(): Promise<ZodType<T>>;
+  explain(): Promise<Schema<T>>;
 }
 
 /** How an answer is validated: a zod schema, or a hand-written check backed by one. */
-export type ResponseSchema<T> = ZodType<T> | HandWrittenCheck<T>;
+export type ResponseSchema<T> = Schema<T> | HandWrittenCheck<T>;
 
 /** What a 2xx answer is expected to hold. */
 export interface SuccessExpectation<T> {
@@ -116,9 +115,8 @@ async function judge<T>(
     if (accepted !== undefined) return accepted;
     schema = await schema.explain();
   }
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const { issues } = collectIssues([['', schema, value]]);
+  const { issues, values } = collectIssues([['', schema, value]]);
+  if (issues.length === 0) return values[0] as T;
   throw new ClaimsResponseValidationError(redactor.value(value), redactIssues(issues, redactor), where);
 }
 

@@ -1,13 +1,15 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 // inputs.js, not the uploads index: this loads on every runtime, the edge entry's included.
 import { toPart, type UploadItem } from '../uploads/inputs.js';
 import { HttpUrl, UuidString } from './common.js';
 
 /** zod check of an upload item's shape, for `{ file }` attachment references. */
-export const UploadItemSchema = z.custom<UploadItem>().superRefine((value, ctx) => {
-  const part = toPart(value);
-  if (Array.isArray(part)) for (const message of part) ctx.addIssue({ code: 'custom', message });
-});
+export const UploadItemSchema = z.custom<UploadItem>().check(
+  z.superRefine((value, ctx) => {
+    const part = toPart(value);
+    if (Array.isArray(part)) for (const message of part) ctx.addIssue({ code: 'custom', message });
+  }),
+);
 
 const SOURCES = ['attachmentId', 'url', 'file'] as const;
 
@@ -63,23 +65,25 @@ export type AttachmentRefInput =
 
 export const AttachmentRefInputSchema = z
   .looseObject({
-    attachmentId: UuidString.optional(),
-    url: HttpUrl.optional(),
-    file: UploadItemSchema.optional(),
-    description: z.string().optional(),
+    attachmentId: z.optional(UuidString),
+    url: z.optional(HttpUrl),
+    file: z.optional(UploadItemSchema),
+    description: z.optional(z.string()),
   })
-  .superRefine((ref, ctx) => {
-    const given = SOURCES.filter((key) => ref[key] !== undefined);
-    if (given.length !== 1) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          given.length === 0
-            ? 'needs one of attachmentId, url or file'
-            : `give exactly one of attachmentId, url or file, not ${given.join(' and ')}`,
-      });
-    }
-  });
+  .check(
+    z.superRefine((ref, ctx) => {
+      const given = SOURCES.filter((key) => ref[key] !== undefined);
+      if (given.length !== 1) {
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            given.length === 0
+              ? 'needs one of attachmentId, url or file'
+              : `give exactly one of attachmentId, url or file, not ${given.join(' and ')}`,
+        });
+      }
+    }),
+  );
 
 /** An attachment reference as the service receives it (spec 2.3). */
 export type AttachmentRef =
@@ -105,7 +109,7 @@ export const UploadedAttachmentSchema = z.looseObject({
   /** The file name the part was sent with, e.g. `'ceiling.jpg'`. */
   filename: z.string(),
   /** The id to reference the file by in `attachments: [{ attachmentId }]` (a UUID). */
-  attachmentId: z.string().min(1),
+  attachmentId: z.string().check(z.minLength(1)),
 });
 /**
  * One uploaded file: its `filename` as sent and the `attachmentId` to reference it by, plus

@@ -1,19 +1,27 @@
-import { z } from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 import { httpUrlProblems } from '../checks/http-url.js';
 import { quote } from '../internal/quote.js';
+import { useMessages } from '../internal/validate.js';
 
 export type { OpenString } from '../constants.js';
 
+// Every schema module builds on this one: here the SDK's parses get zod's English messages
+// (zod/mini loads none by default), passed per parse, never through zod's global config.
+useMessages(en().localeError);
+
 /** A non-empty string. */
-export const NonEmptyString = z.string().min(1, 'must not be empty');
+export const NonEmptyString = z.string().check(z.minLength(1, 'must not be empty'));
 
 /**
  * An absolute http(s) URL without credentials, sent exactly as given (the rule, shared with
  * the hand-written checks, is `httpUrlProblems`).
  */
-export const HttpUrl = z.string().superRefine((value, ctx) => {
-  for (const message of httpUrlProblems(value)) ctx.addIssue({ code: 'custom', message });
-});
+export const HttpUrl = z.string().check(
+  z.superRefine((value, ctx) => {
+    for (const message of httpUrlProblems(value)) ctx.addIssue({ code: 'custom', message });
+  }),
+);
 
 /**
  * A numeric id (webhook, subscription) as a path parameter: a non-negative safe integer, or
@@ -44,19 +52,21 @@ export type NumericId = number | string;
  */
 export const ReturnedNumericId = z.union([
   z.number(),
-  z.string().regex(/^-?\d+$/, 'must be an integer id'),
-]) as z.ZodType<NumericId>;
+  z.string().check(z.regex(/^-?\d+$/, 'must be an integer id')),
+]) as z.ZodMiniType<NumericId>;
 
 /**
  * An incident id as returned by `incidents.create`. `.` and `..` are refused: a URL parser
  * (fetch's among them) collapses such a path segment, and the call would go to another route.
  */
-export const IncidentId = NonEmptyString.refine((value) => value !== '.' && value !== '..', {
-  error: 'must not be "." or ".." (a URL would drop it as a path segment)',
-});
+export const IncidentId = NonEmptyString.check(
+  z.refine((value) => value !== '.' && value !== '..', {
+    error: 'must not be "." or ".." (a URL would drop it as a path segment)',
+  }),
+);
 
 /** An id the service returns; the spec says string, a number is accepted and turned into one. */
-export const ReturnedStringId = z.union([NonEmptyString, z.number()]).transform(String);
+export const ReturnedStringId = z.pipe(z.union([NonEmptyString, z.number()]), z.transform(String));
 
 /** A UUID-shaped id, as `attachmentId` values are. */
 export const UuidString = z.guid({ error: 'must be a UUID (as returned by attachments.upload)' });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { EventCategory, EventType } from '../constants.js';
 import { type AttachmentRefInput, AttachmentRefInputSchema } from './attachments.js';
 import { NonEmptyString } from './common.js';
@@ -35,7 +35,7 @@ export const EventCreateSchema = z
     eventType: NonEmptyString,
     category: NonEmptyString,
     detail: z.string(),
-    attachments: z.array(AttachmentRefInputSchema).optional(),
+    attachments: z.optional(z.array(AttachmentRefInputSchema)),
   })
   .check(nearTypoCheck(EVENT_CREATE_KEYS));
 
@@ -48,4 +48,4 @@ export const EventCreateSchema = z
 export type EventCreated = Record<string, unknown> | undefined;
 
 /** A 2xx answer to `events.create`: a JSON object, or nothing. */
-export const EventCreatedSchema = z.record(z.string(), z.unknown()).optional();
+export const EventCreatedSchema = z.optional(z.record(z.string(), z.unknown()));

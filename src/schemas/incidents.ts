@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { COUNTRY_CODE, INCIDENT_CREATE_KEYS } from '../checks/incident-create.js';
 import { type AttachmentRefInput, AttachmentRefInputSchema } from './attachments.js';
 import { NonEmptyString, ReturnedStringId } from './common.js';
@@ -72,12 +72,12 @@ export { INCIDENT_CREATE_KEYS };
 export const IncidentCreateSchema = z
   .looseObject({
     programmeCode: NonEmptyString,
-    policyCountry: z.string().regex(COUNTRY_CODE, 'must be a 2-letter country code, e.g. "GB"'),
+    policyCountry: z.string().check(z.regex(COUNTRY_CODE, 'must be a 2-letter country code, e.g. "GB"')),
     policyTypeCode: NonEmptyString,
     incidentDate: IsoDate,
     description: z.string(),
-    extendedFields: z.array(ExtendedFieldValueSchema).optional(),
-    attachments: z.array(AttachmentRefInputSchema).optional(),
+    extendedFields: z.optional(z.array(ExtendedFieldValueSchema)),
+    attachments: z.optional(z.array(AttachmentRefInputSchema)),
   })
   .check(nearTypoCheck(INCIDENT_CREATE_KEYS));
 

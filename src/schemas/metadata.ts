@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { NonEmptyString } from './common.js';
 
 /**
@@ -20,7 +20,7 @@ export interface IncidentFieldsQuery {
 export const IncidentFieldsQuerySchema = z.object({
   programmeCode: NonEmptyString,
   policyTypeCode: NonEmptyString,
-  countryCode: z.string().regex(/^[A-Za-z]{2}$/, 'must be a 2-letter country code, e.g. "GB"'),
+  countryCode: z.string().check(z.regex(/^[A-Za-z]{2}$/, 'must be a 2-letter country code, e.g. "GB"')),
 });
 
 /**
@@ -50,17 +50,17 @@ export interface IncidentFieldDescriptor {
 
 export const IncidentFieldDescriptorSchema = z.looseObject({
   identifier: NonEmptyString,
-  mapsTo: z.string().optional(),
-  name: z.string().optional(),
-  section: z.string().optional(),
-  dataType: z.string().optional(),
-  maxLength: z.number().int().nonnegative().nullable().optional(),
-  isRequired: z.boolean().optional(),
-  listSource: z.array(z.string()).nullable().optional(),
-}) satisfies z.ZodType<IncidentFieldDescriptor>;
+  mapsTo: z.optional(z.string()),
+  name: z.optional(z.string()),
+  section: z.optional(z.string()),
+  dataType: z.optional(z.string()),
+  maxLength: z.optional(z.nullable(z.number().check(z.int(), z.nonnegative()))),
+  isRequired: z.optional(z.boolean()),
+  listSource: z.optional(z.nullable(z.array(z.string()))),
+}) satisfies z.ZodMiniType<IncidentFieldDescriptor>;
 
 /** The answer of GET `/metadata/incidents`. */
 export const IncidentFieldDescriptorListSchema = z.array(IncidentFieldDescriptorSchema);
 
 /** Query of `metadata.programmes`; the spec does not show its parameters, so any are passed on. */
-export const ProgrammesQuerySchema = z.record(z.string(), z.string()).optional();
+export const ProgrammesQuerySchema = z.optional(z.record(z.string(), z.string()));

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { nearTypoOf } from '../checks/near-typos.js';
 
 export { documentedKeys, nearTypoOf } from '../checks/near-typos.js';
@@ -43,17 +43,18 @@ export function extraBodySchema(documented: readonly string[]) {
 const extraBodySchemas = new WeakMap<readonly string[], ReturnType<typeof buildExtraBodySchema>>();
 
 function buildExtraBodySchema(documented: readonly string[]) {
-  return z
-    .record(z.string(), z.unknown(), { error: 'must be a plain object of field names to values' })
-    .superRefine((extra, ctx) => {
-      for (const key of Object.keys(extra)) {
-        if (!documented.includes(key)) continue;
-        ctx.addIssue({
-          code: 'custom',
-          path: [key],
-          message: `is a documented field: give it in the body, where it is checked, not in extraBody`,
-        });
-      }
-    })
-    .optional();
+  return z.optional(
+    z.record(z.string(), z.unknown(), { error: 'must be a plain object of field names to values' }).check(
+      z.superRefine((extra, ctx) => {
+        for (const key of Object.keys(extra)) {
+          if (!documented.includes(key)) continue;
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `is a documented field: give it in the body, where it is checked, not in extraBody`,
+          });
+        }
+      }),
+    ),
+  );
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { FilterField, FilterOperator, WebhookEvent } from '../constants.js';
 import { NonEmptyString, type NumericId, ReturnedNumericId } from './common.js';
 import { documentedKeys, nearTypoCheck } from './near-typos.js';
@@ -90,24 +90,26 @@ export const SUBSCRIPTION_PATCH_KEYS = documentedKeys<SubscriptionPatch>({
 
 export const SubscriptionCreateSchema = z
   .looseObject({
-    name: z.string().optional(),
+    name: z.optional(z.string()),
     webhookEvent: NonEmptyString,
-    isActive: z.boolean().optional(),
-    filters: SubscriptionFiltersSchema.optional(),
+    isActive: z.optional(z.boolean()),
+    filters: z.optional(SubscriptionFiltersSchema),
   })
   .check(nearTypoCheck(SUBSCRIPTION_CREATE_KEYS));
 
 export const SubscriptionPatchSchema = z
   .looseObject({
-    name: z.string().optional(),
-    webhookEvent: NonEmptyString.optional(),
-    isActive: z.boolean().optional(),
-    filters: SubscriptionFiltersSchema.optional(),
+    name: z.optional(z.string()),
+    webhookEvent: z.optional(NonEmptyString),
+    isActive: z.optional(z.boolean()),
+    filters: z.optional(SubscriptionFiltersSchema),
   })
-  .check(nearTypoCheck(SUBSCRIPTION_PATCH_KEYS))
-  .refine((patch) => Object.values(patch).some((v) => v !== undefined), {
-    message: 'is empty: give at least one of name, webhookEvent, isActive, filters',
-  });
+  .check(
+    nearTypoCheck(SUBSCRIPTION_PATCH_KEYS),
+    z.refine((patch) => Object.values(patch).some((v) => v !== undefined), {
+      message: 'is empty: give at least one of name, webhookEvent, isActive, filters',
+    }),
+  );
 
 /**
  * The answer to `subscriptions.create`. `subscriptionId` is a `number`, or the `string` of its
@@ -133,10 +135,10 @@ export type SubscriptionCreated = {
 export const SubscriptionSchema = z.looseObject({
   webhookSubscriptionId: ReturnedNumericId,
   webhookId: ReturnedNumericId,
-  name: z.string().nullable().optional(),
-  webhookEvent: z.string() as z.ZodType<WebhookEvent, string>,
+  name: z.optional(z.nullable(z.string())),
+  webhookEvent: z.string() as z.ZodMiniType<WebhookEvent, string>,
   isActive: z.boolean(),
-  filters: SubscriptionFiltersSchema.nullable().optional(),
+  filters: z.optional(z.nullable(SubscriptionFiltersSchema)),
 });
 /**
  * A subscription as `subscriptions.list` gives it: `webhookSubscriptionId`, `webhookId`,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { HttpUrl } from './common.js';
 import { documentedKeys, nearTypoCheck } from './near-typos.js';
 
@@ -39,15 +39,20 @@ export const WEBHOOK_PATCH_KEYS = documentedKeys<WebhookPatch>({
 
 export const WebhookPatchSchema = z
   .looseObject({
-    url: HttpUrl.optional(),
-    headerName: z.string().regex(HEADER_NAME, 'must be a valid HTTP header name').optional(),
-    headerValue: z
-      .string()
-      .regex(HEADER_VALUE, 'must not contain CR, LF, NUL or other control characters (only a tab)')
-      .optional(),
-    isActive: z.boolean().optional(),
+    url: z.optional(HttpUrl),
+    headerName: z.optional(z.string().check(z.regex(HEADER_NAME, 'must be a valid HTTP header name'))),
+    headerValue: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(HEADER_VALUE, 'must not contain CR, LF, NUL or other control characters (only a tab)'),
+        ),
+    ),
+    isActive: z.optional(z.boolean()),
   })
-  .check(nearTypoCheck(WEBHOOK_PATCH_KEYS))
-  .refine((patch) => Object.values(patch).some((v) => v !== undefined), {
-    message: 'is empty: give at least one of url, headerName, headerValue, isActive',
-  });
+  .check(
+    nearTypoCheck(WEBHOOK_PATCH_KEYS),
+    z.refine((patch) => Object.values(patch).some((v) => v !== undefined), {
+      message: 'is empty: give at least one of url, headerName, headerValue, isActive',
+    }),
+  );
