@@ -129,6 +129,15 @@ describe('the main entry', () => {
     }
   });
 
+  it('uses zod/mini, never zod’s classic API (447 of a bundle’s KiB, against 31)', () => {
+    // The source bundles hold the schemas inline (no splitting): every zod specifier is there.
+    for (const format of ['esm', 'cjs']) {
+      const code = bundles[`source bundle (${format})`] ?? '';
+      const zod = [...staticImports(code), ...dynamicImports(code)].filter((s) => packageName(s) === 'zod');
+      expect(new Set(zod), format).toEqual(new Set(['zod/mini', 'zod/locales']));
+    }
+  });
+
   it('does not load node:fs (or fs/promises) until a path upload asks for it', () => {
     for (const [name, code] of Object.entries(bundles)) {
       const fsImports = staticImports(code).filter((s) => bare(s) === 'fs' || bare(s).startsWith('fs/'));
