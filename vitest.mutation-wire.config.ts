@@ -1,0 +1,26 @@
+import { defineConfig } from 'vitest/config';
+import mutation from './vitest.mutation.config.js';
+
+/**
+ * The tests that exercise the wires, for a Stryker run of `src/wire/*.ts` in minutes rather
+ * than hours (`npx stryker run stryker.wire.config.mjs`): nearly every test makes a call, so
+ * with the whole suite each wire mutant would run about a thousand tests. A score from this
+ * set is a lower bound of the whole suite's.
+ */
+// Not mergeConfig: it would append this list to the base's include, not replace it.
+export default defineConfig({
+  ...mutation,
+  test: {
+    ...mutation.test,
+    include: [
+      'test/wire/**/*.test.ts',
+      'test/faults/**/*.test.ts',
+      'test/pinned/{newwire-,wire-}*.test.ts',
+      'test/pinned/{capped-text,connection-codes,undici-write-order,undici-deep-imports,header-paths,error-answers,one-shot-uploads,transport-stream-abort}.test.ts',
+      'test/transport.test.ts',
+      'test/with-response.test.ts',
+      'test/telemetry/**/*.test.ts',
+      'test/platform/**/*.test.ts',
+    ],
+  },
+});
