@@ -4,7 +4,12 @@
  * `metadataCacheTtlMs` 10 minutes. Fake timers (and a fake clock) stand for the minutes.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ClaimsClient, ClaimsConnectionError, ClaimsTimeoutError } from '../../src/index.js';
+import {
+  ClaimsClient,
+  ClaimsConnectionError,
+  ClaimsResponseValidationError,
+  ClaimsTimeoutError,
+} from '../../src/index.js';
 
 // The schemas are imported on the first call: done here, with real timers, so the fake ones
 // below measure only the call.
@@ -117,5 +122,30 @@ describe('defaults', () => {
     vi.advanceTimersByTime(2_000);
     await client.metadata.requiredFields(query);
     expect(paths).toEqual(['/metadata/incidents', '/metadata/incidents']);
+  });
+});
+
+describe('default maxResponseBytes', () => {
+  it('is 10 MiB: a JSON answer one byte longer is refused, one of exactly 10 MiB is read', async () => {
+    vi.useRealTimers();
+    const LIMIT = 10 * 1024 * 1024;
+    const bodyOf = (bytes: number) => `{"note":"${'x'.repeat(bytes - '{"note":""}'.length)}"}`;
+    let size = LIMIT;
+    const client = new ClaimsClient({
+      baseUrl: 'http://127.0.0.1:9',
+      accessToken: 'tok',
+      fetch: async () =>
+        new Response(bodyOf(size), { status: 201, headers: { 'content-type': 'application/json' } }),
+    });
+    const event = { eventType: 'Event Log Entry', category: 'Other', detail: 'd' };
+    const read = await client.events.create('i-1', event);
+    expect((read?.note as string).length).toBe(LIMIT - '{"note":""}'.length);
+
+    size = LIMIT + 1;
+    const error = await client.events.create('i-1', event).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsResponseValidationError);
+    expect((error as ClaimsResponseValidationError).issues[0]?.message).toBe(
+      `the body is larger than maxResponseBytes (${LIMIT} bytes); reading stopped there`,
+    );
   });
 });
