@@ -42,19 +42,23 @@ export async function prepareUpload(
 ): Promise<PreparedUpload> {
   const parts = checkItems(items, issuePath).map(asNodeReadable);
 
-  // Checked in parallel; problems are reported in the order of the items, not of completion.
-  const found: ValidationIssue[][] = parts.map(() => []);
-  const sizes = await Promise.all(
-    parts.map((part, i) => sizeOf(part.source, (message) => found[i]?.push({ path: issuePath(i), message }))),
-  );
-  if (found.some((list) => list.length > 0)) throw new ClaimsValidationError(found.flat());
-
   const state = new SourceState();
   for (const part of parts) {
     // A caller's Node stream may fail before its turn, or before the request even starts:
-    // listen from now on, so such an error fails the upload instead of crashing the process.
+    // listen from now on (before the first await), so such an error fails the upload instead
+    // of crashing the process.
     if (part.source.kind === 'readable') state.watch(part.source.stream, part.filename);
   }
+
+  // Checked in parallel; problems are reported in the order of the items, not of completion.
+  const checks = parts.map((part, i) => {
+    const issues: ValidationIssue[] = [];
+    const size = sizeOf(part.source, (message) => issues.push({ path: issuePath(i), message }));
+    return { issues, size };
+  });
+  const sizes = await Promise.all(checks.map((check) => check.size));
+  const issues = checks.flatMap((check) => check.issues);
+  if (issues.length > 0) throw new ClaimsValidationError(issues);
   const body: StreamBody = {
     replayable: parts.every((p) => p.source.kind !== 'readable' && p.source.kind !== 'web'),
     open: () => openMultipart(parts, sizes, state, onProgress),
@@ -77,10 +81,9 @@ async function sizeOf(source: Source, problem: (message: string) => void): Promi
       return source.bytes.byteLength;
     case 'blob':
       return source.blob.size;
-    case 'readable':
-    case 'web':
-      return undefined;
     case 'path':
       return statFile(source.path, problem);
+    default:
+      return undefined; // a Node or web stream
   }
 }
