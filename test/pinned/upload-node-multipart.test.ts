@@ -197,6 +197,28 @@ describe.each(WIRES)('the Node multipart body ($name)', ({ options }) => {
     await expect.poll(() => [first.destroyed, later.destroyed], { timeout: 2_000 }).toEqual([true, true]);
   });
 
+  it('an error answer cancels a foreign ReadableStream being read', async () => {
+    mode = 'early413';
+    let cancelled: unknown = 'not cancelled';
+    let pulls = 0;
+    const real = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // One chunk, then nothing: without the SDK cancelling it, it would wait for ever.
+        if (pulls++ === 0) controller.enqueue(new Uint8Array(64 * 1024));
+        return new Promise(() => undefined);
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    const foreign = { getReader: () => real.getReader(), locked: false };
+    const error = await client()
+      .attachments.upload({ data: foreign as never, filename: 'foreign.bin' })
+      .catch((e: unknown) => e);
+    expect((error as ClaimsApiError).status).toBe(413);
+    await expect.poll(() => cancelled, { timeout: 2_000 }).not.toBe('not cancelled');
+  });
+
   it('a stalled server does not make the SDK read a caller stream into memory', async () => {
     mode = 'stall';
     const MiB = 1024 * 1024;
