@@ -76,14 +76,8 @@ function asNodeReadable(part: Part): Part {
 
 /** The byte size of a source, `undefined` when only reading it would tell (a stream). */
 async function sizeOf(source: Source, problem: (message: string) => void): Promise<number | undefined> {
-  switch (source.kind) {
-    case 'bytes':
-      return source.bytes.byteLength;
-    case 'blob':
-      return source.blob.size;
-    case 'path':
-      return statFile(source.path, problem);
-    default:
-      return undefined; // a Node or web stream
-  }
+  if (source.kind === 'bytes') return source.bytes.byteLength;
+  if (source.kind === 'blob') return source.blob.size;
+  if (source.kind === 'path') return statFile(source.path, problem);
+  return undefined; // a Node or web stream
 }

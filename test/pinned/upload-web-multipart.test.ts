@@ -214,6 +214,29 @@ describe('the edge body as the wire reads it', () => {
     return { body: stream, reader: stream.web.getReader() };
   }
 
+  it('hands the wire only Uint8Array chunks (a caller stream of strings as UTF-8), and releases the caller stream at its end', async () => {
+    const strings = new ReadableStream<unknown>({
+      start(controller) {
+        controller.enqueue('zwölf ');
+        controller.enqueue(new TextEncoder().encode('€'));
+        controller.close();
+      },
+    });
+    const { reader } = await open([{ data: strings, filename: 'a.txt' }]);
+    const chunks: unknown[] = [];
+    for (let i = 0; i < 20; i++) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    // Runtimes other than Node (workerd, Deno) refuse a request body chunk that is a string.
+    expect(chunks.every((chunk) => chunk instanceof Uint8Array)).toBe(true);
+    expect(text(Buffer.concat(chunks as Uint8Array[]))).toMatch(
+      /\r\n\r\nzwölf €\r\n-{28}[0-9a-f]{24}--\r\n$/,
+    );
+    expect(strings.locked).toBe(false);
+  });
+
   it('reads a source only as its bytes are taken, not ahead', async () => {
     const a = watched(['one', 'two']);
     const { reader } = await open([{ data: a.stream, filename: 'a.txt' }]);
@@ -247,6 +270,7 @@ describe('the edge body as the wire reads it', () => {
     // At most the part's closing CRLF was already on its way; nothing of the later parts.
     expect(rest.join('')).not.toMatch(/b\.bin|c\.txt|never/);
     expect([later.stream.locked, later.seen.pulls]).toEqual([false, 0]);
+    expect(a.stream.locked).toBe(false);
   });
 
   it('cancelling the body (as fetch does when it stops) cancels the source being read', async () => {
