@@ -88,7 +88,7 @@ export class Attachments extends Resource {
       }
       throw error;
     }
-    const expected = prepared.filenames.length;
+    const expected = prepared.files;
     if (uploaded.length !== expected) {
       throw new ClaimsResponseValidationError(
         uploaded,

@@ -12,8 +12,8 @@ import { SourceState } from './source-failure.js';
 export interface PreparedUpload {
   /** The request body; `open()` builds a fresh multipart stream for each attempt. */
   body: StreamBody;
-  /** File names in order. */
-  filenames: string[];
+  /** How many files the body carries: the answer must hold one record per file. */
+  files: number;
   /** Set when a source failed while being sent (a caller's stream erroring, a file vanishing). */
   sourceFailure(): { filename: string; error: unknown } | undefined;
 }
@@ -63,7 +63,7 @@ export async function prepareUpload(
     replayable: parts.every((p) => p.source.kind !== 'readable' && p.source.kind !== 'web'),
     open: () => openMultipart(parts, sizes, state, onProgress),
   };
-  return { body, filenames: parts.map((p) => p.filename), sourceFailure: () => state.failure };
+  return { body, files: parts.length, sourceFailure: () => state.failure };
 }
 
 /** The part with an old-style stream (`pipe`/`on`/`read`, not a `Readable`) wrapped in a `Readable`. */

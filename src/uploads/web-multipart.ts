@@ -40,7 +40,7 @@ export async function prepareWebUpload(
     replayable: parts.every((p) => p.source.kind !== 'web'),
     open: async () => openWebMultipart(parts, state, onProgress),
   };
-  return { body, filenames: parts.map((p) => p.filename), sourceFailure: () => state.failure };
+  return { body, files: parts.length, sourceFailure: () => state.failure };
 }
 
 interface UploadState {
