@@ -60,12 +60,12 @@ export class Attachments extends Resource {
     if (list.length === 0) {
       throw new ClaimsValidationError([{ path: 'files', message: 'give at least one file to upload' }]);
     }
-    const s = await schemas();
-    const prepared = await this.prepareUpload(
-      list,
-      (i) => (Array.isArray(files) ? `files[${i}]` : 'files'),
-      options?.onProgress,
-    );
+    // prepareUpload first, before any await: it starts listening to a caller's Node stream,
+    // whose error would otherwise crash the process while the schemas load.
+    const [prepared, s] = await Promise.all([
+      this.prepareUpload(list, (i) => (Array.isArray(files) ? `files[${i}]` : 'files'), options?.onProgress),
+      schemas(),
+    ]);
     let uploaded: UploadedAttachment[];
     try {
       uploaded = await this.transport.request(
@@ -88,7 +88,7 @@ export class Attachments extends Resource {
       }
       throw error;
     }
-    const expected = prepared.filenames.length;
+    const expected = prepared.files;
     if (uploaded.length !== expected) {
       throw new ClaimsResponseValidationError(
         uploaded,

@@ -150,7 +150,8 @@ function filenameProblems(filename: unknown): string[] {
  */
 export function baseName(path: string): string {
   const windows = (globalThis as { process?: { platform?: string } }).process?.platform === 'win32';
-  const separators = windows ? /[\\/]+/ : /\/+/;
+  // Runs of separators leave empty segments, dropped below.
+  const separators = windows ? /[\\/]/ : /\//;
   const trimmed = windows ? path.replace(/^[A-Za-z]:/, '') : path;
   const segments = trimmed.split(separators).filter((segment) => segment !== '');
   return segments[segments.length - 1] ?? '';

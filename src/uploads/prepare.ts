@@ -12,8 +12,8 @@ import { SourceState } from './source-failure.js';
 export interface PreparedUpload {
   /** The request body; `open()` builds a fresh multipart stream for each attempt. */
   body: StreamBody;
-  /** File names in order. */
-  filenames: string[];
+  /** How many files the body carries: the answer must hold one record per file. */
+  files: number;
   /** Set when a source failed while being sent (a caller's stream erroring, a file vanishing). */
   sourceFailure(): { filename: string; error: unknown } | undefined;
 }
@@ -42,24 +42,28 @@ export async function prepareUpload(
 ): Promise<PreparedUpload> {
   const parts = checkItems(items, issuePath).map(asNodeReadable);
 
-  // Checked in parallel; problems are reported in the order of the items, not of completion.
-  const found: ValidationIssue[][] = parts.map(() => []);
-  const sizes = await Promise.all(
-    parts.map((part, i) => sizeOf(part.source, (message) => found[i]?.push({ path: issuePath(i), message }))),
-  );
-  if (found.some((list) => list.length > 0)) throw new ClaimsValidationError(found.flat());
-
   const state = new SourceState();
   for (const part of parts) {
     // A caller's Node stream may fail before its turn, or before the request even starts:
-    // listen from now on, so such an error fails the upload instead of crashing the process.
+    // listen from now on (before the first await), so such an error fails the upload instead
+    // of crashing the process.
     if (part.source.kind === 'readable') state.watch(part.source.stream, part.filename);
   }
+
+  // Checked in parallel; problems are reported in the order of the items, not of completion.
+  const checks = parts.map((part, i) => {
+    const issues: ValidationIssue[] = [];
+    const size = sizeOf(part.source, (message) => issues.push({ path: issuePath(i), message }));
+    return { issues, size };
+  });
+  const sizes = await Promise.all(checks.map((check) => check.size));
+  const issues = checks.flatMap((check) => check.issues);
+  if (issues.length > 0) throw new ClaimsValidationError(issues);
   const body: StreamBody = {
     replayable: parts.every((p) => p.source.kind !== 'readable' && p.source.kind !== 'web'),
     open: () => openMultipart(parts, sizes, state, onProgress),
   };
-  return { body, filenames: parts.map((p) => p.filename), sourceFailure: () => state.failure };
+  return { body, files: parts.length, sourceFailure: () => state.failure };
 }
 
 /** The part with an old-style stream (`pipe`/`on`/`read`, not a `Readable`) wrapped in a `Readable`. */
@@ -72,15 +76,8 @@ function asNodeReadable(part: Part): Part {
 
 /** The byte size of a source, `undefined` when only reading it would tell (a stream). */
 async function sizeOf(source: Source, problem: (message: string) => void): Promise<number | undefined> {
-  switch (source.kind) {
-    case 'bytes':
-      return source.bytes.byteLength;
-    case 'blob':
-      return source.blob.size;
-    case 'readable':
-    case 'web':
-      return undefined;
-    case 'path':
-      return statFile(source.path, problem);
-  }
+  if (source.kind === 'bytes') return source.bytes.byteLength;
+  if (source.kind === 'blob') return source.blob.size;
+  if (source.kind === 'path') return statFile(source.path, problem);
+  return undefined; // a Node or web stream
 }

@@ -6,13 +6,13 @@
 import { utf8Bytes } from '../internal/bytes.js';
 import type { StreamBody } from '../transport.js';
 import type { WebStreamBody } from '../wire/types.js';
-import type { Part } from './inputs.js';
+import type { Part, Source } from './inputs.js';
 import { checkItems, partHeader } from './parts.js';
 import type { PreparedUpload } from './prepare.js';
 import { progressCounter, type UploadProgressListener } from './progress.js';
 
 /** Why an item that only Node can read is refused here, and what to give instead. */
-const NEEDS_NODE: Readonly<Record<'path' | 'readable', string>> = {
+const NEEDS_NODE: Readonly<Partial<Record<Source['kind'], string>>> = {
   path: 'a file path needs Node (a file system), and this build of the SDK runs without it: give { data, filename } with a Blob, Uint8Array or ReadableStream',
   readable:
     'a Node stream needs Node, and this build of the SDK runs without it: give a web ReadableStream, a Blob or a Uint8Array',
@@ -33,21 +33,19 @@ export async function prepareWebUpload(
   issuePath: (index: number) => string,
   onProgress?: UploadProgressListener,
 ): Promise<PreparedUpload> {
-  const parts = checkItems(items, issuePath, (source) =>
-    source.kind === 'path' || source.kind === 'readable' ? NEEDS_NODE[source.kind] : undefined,
-  );
+  const parts = checkItems(items, issuePath, (source) => NEEDS_NODE[source.kind]);
 
-  const state: UploadState = { failure: undefined };
+  const state: UploadState = {};
   const body: StreamBody = {
     replayable: parts.every((p) => p.source.kind !== 'web'),
     open: async () => openWebMultipart(parts, state, onProgress),
   };
-  return { body, filenames: parts.map((p) => p.filename), sourceFailure: () => state.failure };
+  return { body, files: parts.length, sourceFailure: () => state.failure };
 }
 
 interface UploadState {
   /** The first source that failed while being read, with its error. */
-  failure: { filename: string; error: unknown } | undefined;
+  failure?: { filename: string; error: unknown };
 }
 
 function openWebMultipart(
@@ -122,12 +120,11 @@ class WebMultipart implements WebStreamBody {
     );
   }
 
+  // Also called again by `cancel` when the destroyed body was being read: a second cancel of
+  // the same reader changes nothing. Sources not started yet are never opened.
   destroy(error?: Error): void {
-    if (this.#destroyed) return;
     this.#destroyed = true;
     this.#reader?.cancel(error).catch(() => undefined);
-    // Locked while fetch reads it: fetch has then failed already, or will see the cancel.
-    if (!this.web.locked) this.web.cancel(error).catch(() => undefined);
   }
 
   async *#all(): AsyncGenerator<Uint8Array> {
@@ -152,13 +149,14 @@ class WebMultipart implements WebStreamBody {
       }
       return;
     }
+    // Paths and Node streams were refused by prepareWebUpload: what is left is a web stream.
     const stream =
-      source.kind === 'blob' ? source.blob.stream() : source.kind === 'web' ? source.stream : undefined;
-    if (!stream) return; // paths and Node streams were refused by prepareWebUpload
+      source.kind === 'blob' ? source.blob.stream() : (source as Extract<Source, { kind: 'web' }>).stream;
     const reader = stream.getReader();
     this.#reader = reader;
     try {
-      while (!this.#destroyed) {
+      // destroy() cancels this reader: its next read is done, which ends the loop.
+      for (;;) {
         let result: ReadableStreamReadResult<Uint8Array>;
         try {
           result = await reader.read();
