@@ -128,3 +128,59 @@ describe('upload items refused, nothing sent', () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe('reserved headers refused, with why', () => {
+  /** The whole message a caller reads for each header the SDK or the wire owns. */
+  const WHY: Array<[string, string]> = [
+    ['Host', 'is set from baseUrl'],
+    ['Connection', 'is managed by the connection pool'],
+    ['Keep-Alive', 'is managed by the connection pool'],
+    ['Proxy-Connection', 'is managed by the connection pool'],
+    ['Transfer-Encoding', 'is set by the SDK from the body'],
+    ['Content-Length', 'is set by the SDK from the body'],
+    ['TE', 'is a hop-by-hop header the SDK does not support'],
+    ['Trailer', 'is a hop-by-hop header the SDK does not support'],
+    ['Upgrade', 'is a hop-by-hop header the SDK does not support'],
+    ['Expect', 'is not supported (the SDK does not wait for 100-continue)'],
+    ['HTTP2-Settings', 'is a hop-by-hop header the SDK does not support'],
+    [
+      'Authorization',
+      'is set by the SDK from accessToken (give a function there to choose the token per request)',
+    ],
+    [
+      'Content-Type',
+      'is set by the SDK from the body (application/json, or multipart/form-data for uploads)',
+    ],
+    ['Proxy-Authorization', 'is for proxies and set by the dispatcher'],
+  ];
+
+  it.each(WHY)('%s on the client', (name, why) => {
+    const error = refused(
+      () => new ClaimsClient({ baseUrl: server.url, accessToken: 'tok', headers: { [name]: 'v' } }),
+    );
+    expect(error.issues).toEqual([
+      { path: `headers.${name}`, message: `cannot be set: it ${why}`, code: 'reserved_header' },
+    ]);
+  });
+
+  it.each(WHY)('%s on a call, nothing sent', async (name, why) => {
+    const c = new ClaimsClient({ baseUrl: server.url, accessToken: 'tok' });
+    const error = await c.subscriptions.list(1, { headers: { [name]: 'v' } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsValidationError);
+    expect((error as ClaimsValidationError).issues).toEqual([
+      { path: `options.headers.${name}`, message: `cannot be set: it ${why}`, code: 'reserved_header' },
+    ]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a header of the caller that only looks alike is sent as given', async () => {
+    const c = new ClaimsClient({
+      baseUrl: server.url,
+      accessToken: 'tok',
+      headers: { 'X-Proxy-Connection': 'a b\tc', 'Hosted-By': 'é' },
+    });
+    await c.subscriptions.list(1).catch(() => undefined);
+    expect(server.requests[0]?.headers['x-proxy-connection']).toBe('a b\tc');
+    expect(server.requests[0]?.headers['hosted-by']).toBe('é');
+  });
+});
