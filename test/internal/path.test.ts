@@ -11,7 +11,16 @@ describe('path', () => {
 
   it('refuses a dot segment, which a URL parser would collapse into another route', () => {
     for (const id of ['.', '..']) {
-      expect(() => path`/incidents/${id}/events`).toThrow(ClaimsValidationError);
+      let thrown: unknown;
+      try {
+        path`/incidents/${id}/events`;
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ClaimsValidationError);
+      expect((thrown as ClaimsValidationError).issues).toEqual([
+        { path: '', message: `a path parameter must not be "${id}" (a URL would drop it as a path segment)` },
+      ]);
     }
   });
 });

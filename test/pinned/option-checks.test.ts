@@ -12,6 +12,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** How each refusal is worded, by option: the message tells the caller what to give instead. */
 const MESSAGES: Record<string, RegExp> = {
   timeoutMs: /^must be a whole number of milliseconds from 1 to 2147483647$/,
+  deadlineMs: /^must be a whole number of milliseconds from 1 to 2147483647$/,
   maxRetries: /^must be a non-negative integer$/,
   metadataCacheTtlMs: /^must be a non-negative integer$/,
   accessToken: /^must be a non-empty string of visible ASCII characters, or a function returning one$/,
@@ -79,6 +80,7 @@ describe('client options refused', () => {
 describe('per-call options refused, nothing sent', () => {
   it.each([
     ['timeoutMs above 2^31-1', { timeoutMs: MAX_TIMER_MS + 1 }, 'options.timeoutMs'],
+    ['deadlineMs 0', { deadlineMs: 0 }, 'options.deadlineMs'],
     ['maxRetries -1', { maxRetries: -1 }, 'options.maxRetries'],
     ['null headers', { headers: null }, 'options.headers'],
     ['string headers', { headers: 'x' }, 'options.headers'],
