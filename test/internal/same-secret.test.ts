@@ -16,6 +16,9 @@ describe('sameSecret', () => {
     expect(sameSecret('s3cret', 's3cret-value')).toBe(false);
     expect(sameSecret('', 's3cret-value')).toBe(false);
     expect(sameSecret('ünïcode', 'ünïcode')).toBe(true);
+    // Hashed as UTF-8: characters past Latin-1 are not cut to one byte (Ā would equal \0).
+    expect(sameSecret('\u0100', '\u0000')).toBe(false);
+    expect(sameSecret('\u{1F511}', '\u{1F512}')).toBe(false);
   });
 
   it('works on a Node 20 without process.getBuiltinModule (before 20.16)', async () => {
