@@ -7,8 +7,8 @@ export function envVar(name: string): string | undefined {
   try {
     // Stryker disable next-line OptionalChaining: a process without env throws reading [name], and the catch gives the same undefined
     return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
-    // Stryker disable next-line BlockStatement: an empty catch falls through to the same implicit undefined
   } catch {
-    return undefined;
+    // Deno without --allow-env throws NotCapable: the variable reads as unset.
   }
+  return undefined;
 }
