@@ -139,7 +139,7 @@ describe('default maxResponseBytes', () => {
     });
     const event = { eventType: 'Event Log Entry', category: 'Other', detail: 'd' };
     const read = await client.events.create('i-1', event);
-    expect((read?.note as string).length).toBe(LIMIT - '{"note":""}'.length);
+    expect(read?.note).toHaveLength(LIMIT - '{"note":""}'.length);
 
     size = LIMIT + 1;
     const error = await client.events.create('i-1', event).catch((e: unknown) => e);
