@@ -1,0 +1,333 @@
+/**
+ * The node:http wire's promises, called directly (as the transport does) against a local
+ * server: the request it writes (a body's byte length), when it starts connecting, which
+ * timeout fires and what its error and `cause` say (a stall on a fresh connection, on a
+ * kept-alive one, inside the body; the 10 s connect timeout), a slow body that keeps making
+ * progress, the server's `keep-alive: timeout=` shortening the idle limit, the call's signal
+ * (aborted before the call, while waiting, after the head) and the listener it leaves behind
+ * (none), and the message of a failure whose error carries no code.
+ */
+import { createServer, Agent as HttpAgent, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AddressInfo, createServer as createNetServer, Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ClaimsConnectionError, ClaimsTimeoutError } from '../../src/index.js';
+import { type HttpClient, OwnHttpAgent, ownHttpAgent } from '../../src/wire/http-agent.js';
+import { httpWire } from '../../src/wire/http-wire.js';
+import type { WireRequest, WireSignal } from '../../src/wire/types.js';
+
+/** A call's signal that counts the abort listeners it holds, `once` honoured as a platform's. */
+class CountingSignal implements WireSignal {
+  aborted = false;
+  reason: unknown;
+  readonly #listeners = new Map<() => void, boolean>();
+
+  get listeners(): number {
+    return this.#listeners.size;
+  }
+
+  addEventListener(_type: 'abort', listener: () => void, options?: { once?: boolean }): void {
+    if (_type === 'abort') this.#listeners.set(listener, options?.once === true);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    if (_type === 'abort') this.#listeners.delete(listener);
+  }
+
+  abort(reason: unknown): void {
+    this.aborted = true;
+    this.reason = reason;
+    for (const [listener, once] of [...this.#listeners]) {
+      if (once) this.#listeners.delete(listener);
+      listener();
+    }
+  }
+}
+
+interface Local {
+  origin: string;
+  /** Requests seen, with the socket each came on. */
+  seen: { req: IncomingMessage; body: string; socket: number }[];
+  close(): Promise<void>;
+}
+
+const open: Local[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((server) => server.close()));
+});
+
+async function local(
+  handle: (req: IncomingMessage, res: ServerResponse, count: number) => void,
+): Promise<Local> {
+  const sockets = new Map<Socket, number>();
+  const seen: Local['seen'] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      seen.push({ req, body, socket: sockets.get(req.socket) ?? -1 });
+      handle(req, res, seen.length);
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.set(socket, sockets.size + 1);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const handle_: Local = {
+    origin: `http://127.0.0.1:${port}`,
+    seen,
+    close() {
+      for (const socket of sockets.keys()) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+  open.push(handle_);
+  return handle_;
+}
+
+function request(origin: string, signal: WireSignal, more: Partial<WireRequest> = {}): WireRequest {
+  return {
+    url: `${origin}/v1/incidents`,
+    origin,
+    path: '/v1/incidents',
+    method: 'GET',
+    headers: { accept: 'application/json' },
+    body: undefined,
+    signal,
+    timeoutMs: 300,
+    ...more,
+  };
+}
+
+const ok = (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end('{"ok":true}');
+};
+
+async function rejection(promise: Promise<unknown>): Promise<{ error: Error; ms: number }> {
+  const started = performance.now();
+  try {
+    await promise;
+  } catch (error) {
+    return { error: error as Error, ms: performance.now() - started };
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('the node:http wire', () => {
+  it('a string body goes with its length in bytes as content-length, not chunked', async () => {
+    const server = await local(ok);
+    const wire = httpWire(ownHttpAgent(undefined));
+    const body = '{"note":"é€"}';
+    const response = await wire(
+      request(server.origin, new CountingSignal(), {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
+    await response.text(1_000);
+    const [hit] = server.seen;
+    expect(hit?.body).toBe(body);
+    expect(hit?.req.headers['content-length']).toBe(String(Buffer.byteLength(body)));
+    expect(hit?.req.headers['transfer-encoding']).toBeUndefined();
+  });
+
+  it('a call with no kept-alive socket to reuse opens its connection at once, in the same turn', async () => {
+    const server = await local(ok);
+    let connections = 0;
+    class CountingAgent extends HttpAgent {
+      override createConnection(...args: Parameters<HttpAgent['createConnection']>) {
+        connections++;
+        return super.createConnection(...args);
+      }
+    }
+    const wire = httpWire(new OwnHttpAgent(() => new CountingAgent({ keepAlive: true })));
+    const pending = wire(request(server.origin, new CountingSignal()));
+    expect(connections).toBe(1);
+    await (await pending).text(1_000);
+  });
+
+  it('a signal aborted before the call: the AbortError with its reason, nothing sent, no listener left', async () => {
+    const server = await local(ok);
+    const signal = new CountingSignal();
+    const reason = new Error('caller gave up');
+    signal.abort(reason);
+    const { error } = await rejection(httpWire(ownHttpAgent(undefined))(request(server.origin, signal)));
+    expect(error.name).toBe('AbortError');
+    expect(error.cause).toBe(reason);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.seen).toHaveLength(0);
+    expect(signal.listeners).toBe(0);
+  });
+
+  it('a request node:http refuses to build (a line break in a header): rejected as ClaimsConnectionError with its code', async () => {
+    const server = await local(ok);
+    const signal = new CountingSignal();
+    const { error } = await rejection(
+      httpWire(ownHttpAgent(undefined))(request(server.origin, signal, { headers: { 'x-note': 'a\nb' } })),
+    );
+    expect(error).toBeInstanceOf(ClaimsConnectionError);
+    expect((error.cause as { code?: string }).code).toBe('ERR_INVALID_CHAR');
+    expect(error.message).toMatch(
+      /^Connection failed: Invalid character in header content \["x-note"\] \(ERR_INVALID_CHAR\)/,
+    );
+    expect(signal.listeners).toBe(0);
+  });
+
+  it('an abort while waiting for the answer: the AbortError at once (not a timeout), no listener left', async () => {
+    const server = await local(() => undefined);
+    const signal = new CountingSignal();
+    const pending = httpWire(ownHttpAgent(undefined))(request(server.origin, signal, { timeoutMs: 5_000 }));
+    while (server.seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const reason = new Error('caller gave up');
+    signal.abort(reason);
+    const { error, ms } = await rejection(pending);
+    expect(error.name).toBe('AbortError');
+    expect(error).not.toBeInstanceOf(ClaimsConnectionError);
+    expect(error.cause).toBe(reason);
+    expect(ms).toBeLessThan(1_000);
+    expect(signal.listeners).toBe(0);
+  });
+
+  it('an abort after the head, the body never read: the listener does not stay on the signal', async () => {
+    const server = await local((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"ok":');
+    });
+    const signal = new CountingSignal();
+    await httpWire(ownHttpAgent(undefined))(request(server.origin, signal, { timeoutMs: 5_000 }));
+    expect(signal.listeners).toBe(1);
+    signal.abort(new Error('caller gave up'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(signal.listeners).toBe(0);
+  });
+
+  it('a call read to its end leaves no listener on the signal', async () => {
+    const server = await local(ok);
+    const signal = new CountingSignal();
+    const response = await httpWire(ownHttpAgent(undefined))(request(server.origin, signal));
+    expect(await response.text(1_000)).toEqual({ text: '{"ok":true}', truncated: false });
+    expect(signal.listeners).toBe(0);
+  });
+
+  /** What a `timeoutMs` stall ends with, on every phase: the wire's own message and cause. */
+  function expectNoProgress(error: Error, ms: number): void {
+    expect(error).toBeInstanceOf(ClaimsTimeoutError);
+    expect(error.message).toBe(
+      'Request timed out: no progress for 300 ms (the request may have been processed)',
+    );
+    expect((error.cause as Error).message).toBe('no progress for 300 ms');
+    expect((error.cause as { code?: string }).code).toBeUndefined();
+    expect(ms).toBeGreaterThanOrEqual(280);
+    expect(ms).toBeLessThan(3_000);
+  }
+
+  it('no answer on a fresh connection: timeoutMs after connecting, not the 10 s connect timeout', async () => {
+    const server = await local(() => undefined);
+    const { error, ms } = await rejection(
+      httpWire(ownHttpAgent(undefined))(request(server.origin, new CountingSignal())),
+    );
+    expectNoProgress(error, ms);
+  });
+
+  it('no answer on a kept-alive connection: timeoutMs from the start, as a timeout', async () => {
+    const server = await local((req, res, count) => {
+      if (count === 1) ok(req, res);
+    });
+    const wire = httpWire(ownHttpAgent(undefined));
+    await (await wire(request(server.origin, new CountingSignal()))).text(1_000);
+    const { error, ms } = await rejection(wire(request(server.origin, new CountingSignal())));
+    expect(server.seen.map((hit) => hit.socket)).toEqual([1, 1]);
+    expectNoProgress(error, ms);
+  });
+
+  it('a body that stops after the head: the reader fails with the timeout, the stall as cause', async () => {
+    const server = await local((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"ok":');
+    });
+    const response = await httpWire(ownHttpAgent(undefined))(request(server.origin, new CountingSignal()));
+    const { error, ms } = await rejection(response.text(1_000));
+    expectNoProgress(error, ms);
+  });
+
+  it('a slow body whose chunks come within timeoutMs of each other is read whole', async () => {
+    const chunks = ['{"a":', '1,', '"b":', '2,', '"c":', '3}'];
+    const server = await local((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let i = 0;
+      const next = () => {
+        if (i === chunks.length) return void res.end();
+        res.write(chunks[i++]);
+        setTimeout(next, 150);
+      };
+      next();
+    });
+    const response = await httpWire(ownHttpAgent(undefined))(
+      request(server.origin, new CountingSignal(), { timeoutMs: 400 }),
+    );
+    expect(await response.text(1_000)).toEqual({ text: chunks.join(''), truncated: false });
+  });
+
+  it("the server's keep-alive timeout (1 s, less the 1 s margin) sends the next call on a fresh connection", async () => {
+    const server = await local((_req, res, count) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'keep-alive': count === 1 ? 'timeout=1' : 'timeout=60',
+      });
+      res.end('{}');
+    });
+    const wire = httpWire(ownHttpAgent(undefined));
+    for (let i = 0; i < 2; i++) {
+      await (await wire(request(server.origin, new CountingSignal()))).text(1_000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The second answer's 60 s leaves the limit at 4 s: the third call reuses the second's socket.
+    await (await wire(request(server.origin, new CountingSignal()))).text(1_000);
+    expect(server.seen.map((hit) => hit.socket)).toEqual([1, 2, 2]);
+  });
+
+  it('a socket error without a code: the message names no code', async () => {
+    class FailingAgent extends HttpAgent {
+      override createConnection() {
+        const socket = new Socket();
+        process.nextTick(() => socket.destroy(new Error('plain failure')));
+        return socket;
+      }
+    }
+    const agents = new OwnHttpAgent((_client: HttpClient) => new FailingAgent({ keepAlive: true }));
+    const { error } = await rejection(httpWire(agents)(request('http://127.0.0.1:9', new CountingSignal())));
+    expect(error).toBeInstanceOf(ClaimsConnectionError);
+    expect(error.message).toBe('Connection failed: plain failure (the request may have been processed)');
+  });
+
+  it('a TLS handshake that never ends: the connect timeout, its cause says so with undici’s code', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const { error, ms } = await rejection(
+        httpWire(ownHttpAgent(undefined))(request(`https://127.0.0.1:${port}`, new CountingSignal())),
+      );
+      expect(error).toBeInstanceOf(ClaimsTimeoutError);
+      expect(error.message).toMatch(
+        /^Connection timed out: the connect timeout passed \(10000 ms, UND_ERR_CONNECT_TIMEOUT\)/,
+      );
+      expect((error.cause as Error).message).toBe('connect timeout (10000 ms)');
+      expect((error.cause as { code?: string }).code).toBe('UND_ERR_CONNECT_TIMEOUT');
+      expect(ms).toBeGreaterThanOrEqual(9_900);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 15_000);
+});
