@@ -1,0 +1,100 @@
+/**
+ * `HttpWriteWatch`, the node:http wire's proof that no byte of a request left on a kept-alive
+ * socket: it claims so only for a write error that errored a healthy socket, and claims nothing
+ * before it has looked (a tick after `'socket'`). Then the wire itself: a POST the server read
+ * on a kept-alive connection and answered with an RST may have been acted on, so it fails
+ * `'unknown'`, not marked for sending again.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { ClaimsConnectionError, outcomeOf } from '../../src/index.js';
+import { isDeadConnection } from '../../src/wire/dead-connection.js';
+import { ownHttpAgent } from '../../src/wire/http-agent.js';
+import { httpWire } from '../../src/wire/http-wire.js';
+import { HttpWriteWatch } from '../../src/wire/http-write-watch.js';
+import type { WireRequest } from '../../src/wire/types.js';
+
+const tick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+
+/** A socket whose `errored` the test sets, as node:net would. */
+function socketErroredWith(error: (Error & { syscall?: string }) | null): Socket {
+  const socket = new Socket();
+  Object.defineProperty(socket, 'errored', { get: () => error, configurable: true });
+  return socket;
+}
+
+describe('HttpWriteWatch', () => {
+  it('claims nothing before its look, a tick after the socket was handed out', async () => {
+    const error = Object.assign(new Error('write ECONNRESET'), { code: 'ECONNRESET', syscall: 'write' });
+    const socket = new Socket();
+    let errored: Error | null = null;
+    Object.defineProperty(socket, 'errored', { get: () => errored, configurable: true });
+    const watch = new HttpWriteWatch(socket);
+    errored = error;
+    expect(watch.neverWritten).toBe(false);
+    await tick();
+    expect(watch.neverWritten).toBe(true);
+  });
+
+  it('a socket that no write errored: not claimed', async () => {
+    const watch = new HttpWriteWatch(socketErroredWith(null));
+    await tick();
+    expect(watch.neverWritten).toBe(false);
+  });
+
+  it('a socket errored by a read (an RST after the request left): not claimed', async () => {
+    const socket = new Socket();
+    let errored: Error | null = null;
+    Object.defineProperty(socket, 'errored', { get: () => errored, configurable: true });
+    const watch = new HttpWriteWatch(socket);
+    errored = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
+    await tick();
+    expect(watch.neverWritten).toBe(false);
+  });
+});
+
+describe('the node:http wire, a kept-alive connection reset after the server read the POST', () => {
+  it("fails 'unknown', not marked for sending again, and the server saw it once", async () => {
+    let posts = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        posts++;
+        if (posts === 1) {
+          res.writeHead(201, { 'content-type': 'application/json', 'keep-alive': 'timeout=60' });
+          res.end('{}');
+        } else req.socket.resetAndDestroy();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const signal = { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} };
+    const post: WireRequest = {
+      url: `${origin}/v1/incidents`,
+      origin,
+      path: '/v1/incidents',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"n":1}',
+      signal,
+      timeoutMs: 2_000,
+    };
+    const wire = httpWire(ownHttpAgent(undefined));
+    try {
+      await (await wire(post)).text(1_000);
+      const error = await wire(post).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ClaimsConnectionError);
+      expect(outcomeOf(error)).toBe('unknown');
+      expect(isDeadConnection(error)).toBe(false);
+      expect(posts).toBe(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
