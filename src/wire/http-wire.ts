@@ -80,7 +80,6 @@ class HttpAttempt {
   #response: IncomingMessage | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timedOut: 'connect' | 'progress' | undefined;
-  #settled = false;
 
   constructor(
     private readonly req: WireRequest,
@@ -170,14 +169,12 @@ class HttpAttempt {
     this.#timer?.refresh();
     const keepAlive = response.headers['keep-alive'];
     this.agents.touch(performance.now(), Array.isArray(keepAlive) ? keepAlive[0] : keepAlive);
-    this.#settled = true;
     this.resolve(new HttpResponse(response, this));
   };
 
   private readonly onError = (error: Error): void => {
-    // After the head, a failure belongs to the body's reader.
-    if (this.#settled) return;
-    this.#settled = true;
+    // After the head, the request's error is the socket's, which fails the body's reader too:
+    // rejecting then changes nothing, and done() only ends the attempt's timer and listener early.
     const failure = this.translate(error);
     // Only a failure that would otherwise be 'unknown' needs the proof: a timeout or an abort
     // keeps its own error.

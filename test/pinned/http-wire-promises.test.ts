@@ -176,6 +176,7 @@ describe('the node:http wire', () => {
     expect(error.message).toMatch(
       /^Connection failed: Invalid character in header content \["x-note"\] \(ERR_INVALID_CHAR\)/,
     );
+    expect(server.seen).toHaveLength(0);
     expect(signal.listeners).toBe(0);
   });
 
