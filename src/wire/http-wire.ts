@@ -176,13 +176,12 @@ class HttpAttempt {
     // After the head, the request's error is the socket's, which fails the body's reader too:
     // rejecting then changes nothing, and done() only ends the attempt's timer and listener early.
     const failure = this.translate(error);
-    // Only a failure that would otherwise be 'unknown' needs the proof: a timeout or an abort
-    // keeps its own error.
+    // A timeout or an abort keeps its own error; a connection failure the watch proves never
+    // written is not_sent (and, for a closed connection, sent again).
     if (
       !this.#write?.neverWritten ||
       !(failure instanceof ClaimsConnectionError) ||
-      failure instanceof ClaimsTimeoutError ||
-      failure.outcome !== 'unknown'
+      failure instanceof ClaimsTimeoutError
     ) {
       this.reject(failure);
       return;
