@@ -104,7 +104,7 @@ class HttpAttempt {
         ...target,
         path: req.path,
         method: req.method,
-        // No content-length of ours: \`end(body)\` before the head is written makes node:http send
+        // No content-length of ours: `end(body)` before the head is written makes node:http send
         // the body's byte length, not chunks.
         headers: req.headers,
       });
