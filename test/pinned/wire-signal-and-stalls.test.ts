@@ -7,8 +7,9 @@
  * before the head or inside the body is a `ClaimsTimeoutError` naming `timeoutMs`; a body whose
  * chunks keep coming is read whole.
  */
+import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClaimsConnectionError, ClaimsTimeoutError } from '../../src/index.js';
+import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../../src/index.js';
 import { ownDispatcher } from '../../src/wire/dispatcher.js';
 import { fetchWire } from '../../src/wire/fetch-wire.js';
 import { ownHttpAgent } from '../../src/wire/http-agent.js';
@@ -19,10 +20,28 @@ import { CountingSignal, closeLocals, local, ok, rejection, request } from '../h
 
 afterEach(closeLocals);
 
-const WIRES: { name: string; make: () => Wire; timeoutCode: string }[] = [
-  { name: 'node:http wire', make: () => httpWire(ownHttpAgent(undefined)), timeoutCode: '' },
+const WIRES: { name: string; make: () => Wire; timeoutCode: string; closed?: () => Promise<Wire> }[] = [
+  {
+    name: 'node:http wire',
+    make: () => httpWire(ownHttpAgent(undefined)),
+    timeoutCode: '',
+    async closed() {
+      const agents = ownHttpAgent(undefined);
+      agents.close();
+      return httpWire(agents);
+    },
+  },
   // undici's headersTimeout/bodyTimeout run on its coarse timers: a stall ends within ~1.5 s.
-  { name: 'undici wire', make: () => undiciWire(ownDispatcher(undefined, {})), timeoutCode: 'UND_ERR_' },
+  {
+    name: 'undici wire',
+    make: () => undiciWire(ownDispatcher(undefined, {})),
+    timeoutCode: 'UND_ERR_',
+    async closed() {
+      const dispatcher = ownDispatcher(undefined, {});
+      await dispatcher.close();
+      return undiciWire(dispatcher);
+    },
+  },
   { name: 'fetch wire', make: () => fetchWire(globalThis.fetch), timeoutCode: '' },
 ];
 
@@ -31,7 +50,20 @@ const stalled = (_req: unknown, res: import('node:http').ServerResponse) => {
   res.write('{"ok":');
 };
 
-describe.each(WIRES)('$name', ({ make, timeoutCode }) => {
+describe.each(WIRES)('$name', ({ make, timeoutCode, closed }) => {
+  it.skipIf(!closed)(
+    "a call after the client's own pool was closed: its ClaimsError as it is, nothing sent",
+    async () => {
+      const server = await local(ok);
+      const wire = await (closed as () => Promise<Wire>)();
+      const { error } = await rejection(wire(request(server.origin, new CountingSignal())));
+      expect(error).toBeInstanceOf(ClaimsError);
+      expect(error).not.toBeInstanceOf(ClaimsConnectionError);
+      expect(error.message).toBe('The client is closed (client.close() was called): nothing was sent');
+      expect(server.seen).toHaveLength(0);
+    },
+  );
+
   it('a signal aborted before the call: the AbortError with its reason, nothing sent, no listener left', async () => {
     const server = await local(ok);
     const signal = new CountingSignal();
@@ -66,6 +98,15 @@ describe.each(WIRES)('$name', ({ make, timeoutCode }) => {
     const signal = new CountingSignal();
     const response = await make()(request(server.origin, signal));
     expect(await response.text(1_000)).toEqual({ text: '{"ok":true}', truncated: false });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(signal.listeners).toBe(0);
+  });
+
+  it('an abort after the head, the body never read: the listener does not stay on the signal', async () => {
+    const server = await local(stalled);
+    const signal = new CountingSignal();
+    await make()(request(server.origin, signal, { timeoutMs: 5_000 }));
+    signal.abort(new Error('caller gave up'));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(signal.listeners).toBe(0);
   });
@@ -119,5 +160,28 @@ describe.each(WIRES)('$name', ({ make, timeoutCode }) => {
     // undici checks its timeouts on a ~0.5 s tick: chunks 150 ms apart against 1 s.
     const response = await make()(request(server.origin, new CountingSignal(), { timeoutMs: 1_000 }));
     expect(await response.text(1_000)).toEqual({ text: chunks.join(''), truncated: false });
+  });
+});
+
+describe("undici wire, an upload whose source fails with the SDK's own error", () => {
+  it('rejects with that error as it is, not as a connection failure', async () => {
+    const server = await local(ok);
+    const failure = new ClaimsTimeoutError('The upload source stalled');
+    const body = new Readable({
+      read() {
+        this.destroy(failure);
+      },
+    });
+    const wire = undiciWire(ownDispatcher(undefined, {}));
+    const { error } = await rejection(
+      wire(
+        request(server.origin, new CountingSignal(), {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/octet-stream' },
+        }),
+      ),
+    );
+    expect(error).toBe(failure);
   });
 });
