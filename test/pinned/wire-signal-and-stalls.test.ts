@@ -185,3 +185,25 @@ describe("undici wire, an upload whose source fails with the SDK's own error", (
     expect(error).toBe(failure);
   });
 });
+
+describe.each(WIRES.filter((w) => w.closed))(
+  '$name, the server announcing a shorter keep-alive',
+  ({ make }) => {
+    it('a process frozen past it (less a 1 s margin): the next call goes out on a fresh connection', async () => {
+      const server = await local((_req, res, count) => {
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'keep-alive': count === 1 ? 'timeout=3' : 'timeout=60',
+        });
+        res.end('{}');
+      });
+      const wire = make();
+      await (await wire(request(server.origin, new CountingSignal()))).text(1_000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Frozen (no timer runs, the pool's own idle timers included): 2.1 s against the 2 s limit.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2_100);
+      await (await wire(request(server.origin, new CountingSignal()))).text(1_000);
+      expect(server.seen.map((hit) => hit.socket)).toEqual([1, 2]);
+    });
+  },
+);
