@@ -114,6 +114,7 @@ class HttpAttempt {
     }
     this.#request = request;
     this.#agent = agent;
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: `once` or not, an abort destroys the request, whose error (before or after the head: the socket goes with the answer) runs done(), which removes the listener
     req.signal.addEventListener('abort', this.onAbort, { once: true });
     request.on('socket', this.onSocket);
     request.on('response', this.onResponse);
@@ -158,9 +159,8 @@ class HttpAttempt {
   private readonly onAbort = (): void => this.destroy(abortError(this.req.signal));
 
   private destroy(error: Error): void {
-    if (this.#response) this.#response.destroy(error);
     // Stryker disable next-line OptionalChaining: the timer and the abort listener exist only once #request is set
-    else this.#request?.destroy(error);
+    (this.#response ?? this.#request)?.destroy(error);
   }
 
   private readonly onResponse = (response: IncomingMessage): void => {

@@ -7,7 +7,9 @@
  * (aborted before the call, while waiting, after the head) and the listener it leaves behind
  * (none), and the message of a failure whose error carries no code.
  */
+import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, createServer as createNetServer, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaimsConnectionError, ClaimsTimeoutError } from '../../src/index.js';
@@ -133,6 +135,24 @@ describe('the node:http wire', () => {
       httpWire(ownHttpAgent(undefined))(request(server.origin, new CountingSignal())),
     );
     expectNoProgress(error, ms);
+  });
+
+  it('no answer over TLS: timeoutMs once the handshake is done, not the 10 s connect timeout', async () => {
+    const tlsFile = (name: string) => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url));
+    const server = createHttpsServer(
+      { cert: tlsFile('server.crt'), key: tlsFile('server.key') },
+      () => undefined,
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const wire = httpWire(ownHttpAgent({ ca: tlsFile('ca.crt') }));
+      const { error, ms } = await rejection(wire(request(origin, new CountingSignal())));
+      expectNoProgress(error, ms);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('no answer on a kept-alive connection: timeoutMs from the start, as a timeout', async () => {

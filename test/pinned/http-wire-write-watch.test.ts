@@ -38,6 +38,13 @@ describe('HttpWriteWatch', () => {
     expect(watch.neverWritten).toBe(true);
   });
 
+  it('a socket that had failed before it was handed out: not claimed, whatever its error', async () => {
+    const error = Object.assign(new Error('write EPIPE'), { code: 'EPIPE', syscall: 'write' });
+    const watch = new HttpWriteWatch(socketErroredWith(error));
+    await tick();
+    expect(watch.neverWritten).toBe(false);
+  });
+
   it('a socket that no write errored: not claimed', async () => {
     const watch = new HttpWriteWatch(socketErroredWith(null));
     await tick();
