@@ -15,7 +15,7 @@ export default defineConfig({
     include: [
       'test/wire/**/*.test.ts',
       'test/faults/**/*.test.ts',
-      'test/pinned/{newwire-,wire-}*.test.ts',
+      'test/pinned/{newwire-,wire-,http-wire-}*.test.ts',
       'test/pinned/{capped-text,connection-codes,undici-write-order,undici-deep-imports,header-paths,error-answers,one-shot-uploads,transport-stream-abort}.test.ts',
       'test/transport.test.ts',
       'test/with-response.test.ts',

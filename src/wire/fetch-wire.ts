@@ -72,7 +72,6 @@ class AttemptControl {
     this.timer = setTimeout(this.onTimeout, req.timeoutMs);
     // Already aborted (while the token or the upload was being prepared): no event will come.
     if (req.signal.aborted) this.onAbort();
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: `once` or not, done() removes the listener and a signal aborts once
     else req.signal.addEventListener('abort', this.onAbort, { once: true });
   }
 

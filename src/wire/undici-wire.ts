@@ -63,6 +63,7 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
       // Only a failure that would otherwise be 'unknown' needs the proof: a connection that
       // never opened, a timeout or an abort keep their own error.
       const unknown =
+        // Stryker disable next-line ConditionalExpression,LogicalOperator: the only other failure, the AbortError, has no `outcome` property
         failure instanceof ClaimsConnectionError &&
         !(failure instanceof ClaimsTimeoutError) &&
         failure.outcome === 'unknown';
@@ -70,6 +71,7 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
       // A request undici provably never wrote (see WriteWatch): nothing was sent.
       const dead = neverWrittenError(error);
       // The repeat (`freshConnection`) then gets a fresh dispatcher from take().
+      // Stryker disable next-line OptionalChaining: there is a watch only on our own dispatcher
       if (isDeadConnection(dead)) own?.retire(target);
       throw dead;
     }

@@ -1,0 +1,209 @@
+/**
+ * What every wire promises the transport about the call's signal and a stall, called directly
+ * against a local server: a signal aborted before the call is the `AbortError` with its reason
+ * and nothing is sent; an abort while waiting ends the call at once as that `AbortError`, not a
+ * timeout; no abort listener stays on the signal once a call is over (read to its end, aborted
+ * or failed), as a caller's long-lived signal would otherwise collect one per request; a stall
+ * before the head or inside the body is a `ClaimsTimeoutError` naming `timeoutMs`; a body whose
+ * chunks keep coming is read whole.
+ */
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../../src/index.js';
+import { ownDispatcher } from '../../src/wire/dispatcher.js';
+import { fetchWire } from '../../src/wire/fetch-wire.js';
+import { ownHttpAgent } from '../../src/wire/http-agent.js';
+import { httpWire } from '../../src/wire/http-wire.js';
+import type { Wire } from '../../src/wire/types.js';
+import { undiciWire } from '../../src/wire/undici-wire.js';
+import { CountingSignal, closeLocals, local, ok, rejection, request } from '../helpers/wire-kit.js';
+
+afterEach(closeLocals);
+
+const WIRES: { name: string; make: () => Wire; timeoutCode: string; closed?: () => Promise<Wire> }[] = [
+  {
+    name: 'node:http wire',
+    make: () => httpWire(ownHttpAgent(undefined)),
+    timeoutCode: '',
+    async closed() {
+      const agents = ownHttpAgent(undefined);
+      agents.close();
+      return httpWire(agents);
+    },
+  },
+  // undici's headersTimeout/bodyTimeout run on its coarse timers: a stall ends within ~1.5 s.
+  {
+    name: 'undici wire',
+    make: () => undiciWire(ownDispatcher(undefined, {})),
+    timeoutCode: 'UND_ERR_',
+    async closed() {
+      const dispatcher = ownDispatcher(undefined, {});
+      await dispatcher.close();
+      return undiciWire(dispatcher);
+    },
+  },
+  { name: 'fetch wire', make: () => fetchWire(globalThis.fetch), timeoutCode: '' },
+];
+
+const stalled = (_req: unknown, res: import('node:http').ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write('{"ok":');
+};
+
+describe.each(WIRES)('$name', ({ make, timeoutCode, closed }) => {
+  it.skipIf(!closed)(
+    "a call after the client's own pool was closed: its ClaimsError as it is, nothing sent",
+    async () => {
+      const server = await local(ok);
+      const wire = await (closed as () => Promise<Wire>)();
+      const { error } = await rejection(wire(request(server.origin, new CountingSignal())));
+      expect(error).toBeInstanceOf(ClaimsError);
+      expect(error).not.toBeInstanceOf(ClaimsConnectionError);
+      expect(error.message).toBe('The client is closed (client.close() was called): nothing was sent');
+      expect(server.seen).toHaveLength(0);
+    },
+  );
+
+  it('a signal aborted before the call: the AbortError with its reason, nothing sent, no listener left', async () => {
+    const server = await local(ok);
+    const signal = new CountingSignal();
+    const reason = new Error('caller gave up');
+    signal.abort(reason);
+    const { error } = await rejection(make()(request(server.origin, signal)));
+    expect(error.name).toBe('AbortError');
+    expect(error.cause).toBe(reason);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.seen).toHaveLength(0);
+    expect(signal.listeners).toBe(0);
+  });
+
+  it('an abort while waiting for the answer: the AbortError at once, no listener left', async () => {
+    const server = await local(() => undefined);
+    const signal = new CountingSignal();
+    const pending = make()(request(server.origin, signal, { timeoutMs: 5_000 }));
+    while (server.seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const reason = new Error('caller gave up');
+    signal.abort(reason);
+    const { error, ms } = await rejection(pending);
+    expect(error.name).toBe('AbortError');
+    expect(error).not.toBeInstanceOf(ClaimsConnectionError);
+    expect(error.cause).toBe(reason);
+    expect(ms).toBeLessThan(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(signal.listeners).toBe(0);
+  });
+
+  it('a call read to its end leaves no listener on the signal', async () => {
+    const server = await local(ok);
+    const signal = new CountingSignal();
+    const response = await make()(request(server.origin, signal));
+    expect(await response.text(1_000)).toEqual({ text: '{"ok":true}', truncated: false });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(signal.listeners).toBe(0);
+  });
+
+  it('an abort after the head, the body never read: the listener does not stay on the signal', async () => {
+    const server = await local(stalled);
+    const signal = new CountingSignal();
+    await make()(request(server.origin, signal, { timeoutMs: 5_000 }));
+    signal.abort(new Error('caller gave up'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(signal.listeners).toBe(0);
+  });
+
+  it('a refused connection leaves no listener on the signal', async () => {
+    const server = await local(ok);
+    const origin = server.origin;
+    await server.close();
+    const signal = new CountingSignal();
+    const { error } = await rejection(make()(request(origin, signal)));
+    expect(error).toBeInstanceOf(ClaimsConnectionError);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(signal.listeners).toBe(0);
+  });
+
+  it('no answer: a ClaimsTimeoutError naming timeoutMs, not before it', async () => {
+    const server = await local(() => undefined);
+    const { error, ms } = await rejection(make()(request(server.origin, new CountingSignal())));
+    expect(error).toBeInstanceOf(ClaimsTimeoutError);
+    expect(error.message).toContain(
+      `Request timed out: no progress for 300 ms${timeoutCode ? ' (UND_ERR_HEADERS_TIMEOUT)' : ''}`,
+    );
+    expect(ms).toBeGreaterThanOrEqual(280);
+    expect(ms).toBeLessThan(3_000);
+  });
+
+  it('a body that stops after the head: the reader fails with a ClaimsTimeoutError naming timeoutMs', async () => {
+    const server = await local(stalled);
+    const response = await make()(request(server.origin, new CountingSignal()));
+    const { error, ms } = await rejection(response.text(1_000));
+    expect(error).toBeInstanceOf(ClaimsTimeoutError);
+    expect(error.message).toContain(
+      `Request timed out: no progress for 300 ms${timeoutCode ? ' (UND_ERR_BODY_TIMEOUT)' : ''}`,
+    );
+    expect(ms).toBeGreaterThanOrEqual(280);
+    expect(ms).toBeLessThan(3_000);
+  });
+
+  it('a slow body whose chunks come within timeoutMs of each other is read whole', async () => {
+    const chunks = ['{"a":', '1,', '"b":', '2,', '"c":', '3}'];
+    const server = await local((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let i = 0;
+      const next = () => {
+        if (i === chunks.length) return void res.end();
+        res.write(chunks[i++]);
+        setTimeout(next, 150);
+      };
+      next();
+    });
+    // undici checks its timeouts on a ~0.5 s tick: chunks 150 ms apart against 1 s.
+    const response = await make()(request(server.origin, new CountingSignal(), { timeoutMs: 1_000 }));
+    expect(await response.text(1_000)).toEqual({ text: chunks.join(''), truncated: false });
+  });
+});
+
+describe("undici wire, an upload whose source fails with the SDK's own error", () => {
+  it('rejects with that error as it is, not as a connection failure', async () => {
+    const server = await local(ok);
+    const failure = new ClaimsTimeoutError('The upload source stalled');
+    const body = new Readable({
+      read() {
+        this.destroy(failure);
+      },
+    });
+    const wire = undiciWire(ownDispatcher(undefined, {}));
+    const { error } = await rejection(
+      wire(
+        request(server.origin, new CountingSignal(), {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/octet-stream' },
+        }),
+      ),
+    );
+    expect(error).toBe(failure);
+  });
+});
+
+describe.each(WIRES.filter((w) => w.closed))(
+  '$name, the server announcing a shorter keep-alive',
+  ({ make }) => {
+    it('a process frozen past it (less a 1 s margin): the next call goes out on a fresh connection', async () => {
+      const server = await local((_req, res, count) => {
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'keep-alive': count === 1 ? 'timeout=3' : 'timeout=60',
+        });
+        res.end('{}');
+      });
+      const wire = make();
+      await (await wire(request(server.origin, new CountingSignal()))).text(1_000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Frozen (no timer runs, the pool's own idle timers included): 2.1 s against the 2 s limit.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2_100);
+      await (await wire(request(server.origin, new CountingSignal()))).text(1_000);
+      expect(server.seen.map((hit) => hit.socket)).toEqual([1, 2]);
+    });
+  },
+);
