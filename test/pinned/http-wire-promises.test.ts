@@ -4,8 +4,9 @@
  * timeout fires and what its error and `cause` say (a stall on a fresh connection, on a
  * kept-alive one, inside the body; the 10 s connect timeout), a slow body that keeps making
  * progress, the server's `keep-alive: timeout=` shortening the idle limit, the call's signal
- * (aborted before the call, while waiting, after the head) and the listener it leaves behind
- * (none), and the message of a failure whose error carries no code.
+ * (aborted while waiting, after the head) and the listener it leaves behind (none, at once),
+ * and the message of a failure whose error carries no code. A signal aborted before the call
+ * is in wire-signal-and-stalls.test.ts, with the same assertions on every wire.
  */
 import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent } from 'node:http';
@@ -51,19 +52,6 @@ describe('the node:http wire', () => {
     const pending = wire(request(server.origin, new CountingSignal()));
     expect(connections).toBe(1);
     await (await pending).text(1_000);
-  });
-
-  it('a signal aborted before the call: the AbortError with its reason, nothing sent, no listener left', async () => {
-    const server = await local(ok);
-    const signal = new CountingSignal();
-    const reason = new Error('caller gave up');
-    signal.abort(reason);
-    const { error } = await rejection(httpWire(ownHttpAgent(undefined))(request(server.origin, signal)));
-    expect(error.name).toBe('AbortError');
-    expect(error.cause).toBe(reason);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(server.seen).toHaveLength(0);
-    expect(signal.listeners).toBe(0);
   });
 
   it('a request node:http refuses to build (a line break in a header): rejected as ClaimsConnectionError with its code', async () => {
