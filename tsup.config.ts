@@ -16,6 +16,7 @@ export default defineConfig([
       index: 'src/index.ts',
       'testing/index': 'src/testing/index.ts',
       'batch/index': 'src/batch/index.ts',
+      'batch/testing/index': 'src/batch/testing/index.ts',
       'auth/index': 'src/auth/index.ts',
     },
     format: ['esm', 'cjs'],

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BatchInputError } from '../../src/batch/errors.js';
+import { BatchInputError, BatchStoppedError } from '../../src/batch/errors.js';
 import { fileClaims } from '../../src/batch/file-claims.js';
 import { Journal } from '../../src/batch/journal.js';
 import type { JournalRecord } from '../../src/batch/record.js';
 import type { BatchProgress, ClaimResult } from '../../src/batch/result.js';
-import type { JournalStore } from '../../src/batch/store.js';
+import type { ClaimAnswer, JournalStore } from '../../src/batch/store.js';
 import { ClaimsClient } from '../../src/index.js';
 import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from './claims-server.js';
 
@@ -236,8 +236,9 @@ describe('fileClaims', () => {
     await open.close();
   });
 
-  it('with a shared store (one that has `claim`): a key another machine took first is not sent', async () => {
+  it('with a shared store: a key another run holds is not sent (taken_elsewhere); one another run filed meanwhile is already_filed', async () => {
     class SharedStore implements JournalStore {
+      readonly shared = true;
       readonly rows = new Map<string, JournalRecord>();
       readonly claimed: [string, JournalRecord | undefined][] = [];
       async open() {}
@@ -245,11 +246,17 @@ describe('fileClaims', () => {
       async append(record: JournalRecord) {
         this.rows.set(record.key, record);
       }
-      async claim(record: JournalRecord, previous: JournalRecord | undefined) {
+      async claim(record: JournalRecord, previous: JournalRecord | undefined): Promise<ClaimAnswer> {
         this.claimed.push([record.key, previous]);
-        if (record.key === 'K2') return false; // another machine's `sending` got there first
+        // Other runs got there first: K2 is in flight there, K3 was filed there.
+        if (record.key === 'K2') {
+          return { taken: false, latest: { ...record, bodyHash: 'theirs', heldElsewhere: true } };
+        }
+        if (record.key === 'K3') {
+          return { taken: false, latest: { ...record, state: 'filed', incidentId: 'INC-there' } };
+        }
         this.rows.set(record.key, record);
-        return true;
+        return { taken: true };
       }
       async close() {}
     }
@@ -259,7 +266,12 @@ describe('fileClaims', () => {
       { journal: store },
     );
     expect(results.get('K2')).toMatchObject({ state: 'unknown', note: 'taken_elsewhere' });
-    expect(server.received.sort()).toEqual(['K1', 'K3']);
+    expect(results.get('K3')).toMatchObject({
+      state: 'filed',
+      note: 'already_filed',
+      incidentId: 'INC-there',
+    });
+    expect(server.received.sort()).toEqual(['K1']);
     expect(store.claimed.sort()).toEqual([
       ['K1', undefined],
       ['K2', undefined],
@@ -271,16 +283,27 @@ describe('fileClaims', () => {
   it('fails the batch with the error of a store of yours that throws instead of rejecting', async () => {
     const broken = new Error('disk full');
     const store: JournalStore = {
+      shared: false,
       open: async () => {},
       load: async function* () {},
-      append: (record) => {
-        if (record.state !== 'sending') throw broken;
-        return Promise.resolve();
+      claim: () => Promise.resolve({ taken: true }),
+      append: () => {
+        throw broken;
       },
       close: async () => {},
     };
-    await expect(run([claimLine('K1')], { journal: store })).rejects.toBe(broken);
+    const results: ClaimResult[] = [];
+    const error = await (async () => {
+      for await (const r of fileClaims(client, [claimLine('K1')], { journal: store })) results.push(r);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BatchStoppedError);
+    expect(error).toMatchObject({
+      reason: 'journal_failed',
+      cause: broken,
+      unrecorded: [{ key: 'K1', incidentId: 'INC-K1', requestId: 'req-K1' }],
+    });
     expect(server.received).toEqual(['K1']);
+    expect(results).toEqual([expect.objectContaining({ key: 'K1', state: 'filed', incidentId: 'INC-K1' })]);
   });
 
   it('fails the batch with the error of an onProgress that throws, once the claims in flight are recorded', async () => {
