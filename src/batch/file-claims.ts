@@ -47,6 +47,12 @@ export interface FileClaimsOptions {
    * @default unset: any readable path, relative to the working directory
    */
   filesRoot?: string;
+  /**
+   * With `filesRoot`: the folder a relative `{ file }` path is read from, when not the root
+   * itself (the CLI: the input file's folder, with `--files-root` naming a wider one).
+   * @default filesRoot
+   */
+  filesRelativeTo?: string;
 }
 
 const DEFAULT_CONCURRENCY = 8;
@@ -86,11 +92,11 @@ export async function* fileClaims(
   let run: BatchRun | undefined;
   let ended = false;
   try {
-    const { claims: valid, problems } = await validateClaims(
-      client,
-      claims,
-      options.filesRoot === undefined ? {} : { filesRoot: options.filesRoot },
-    );
+    const { filesRoot, filesRelativeTo } = options;
+    const { claims: valid, problems } = await validateClaims(client, claims, {
+      ...(filesRoot === undefined ? {} : { filesRoot }),
+      ...(filesRelativeTo === undefined ? {} : { filesRelativeTo }),
+    });
     if (problems.length > 0) throw new BatchInputError(problems);
     run = new BatchRun(client, journal, valid, {
       concurrency: Math.max(1, Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY)),

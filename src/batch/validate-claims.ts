@@ -46,6 +46,12 @@ export interface ValidateOptions {
    * @default unset: any readable path, relative to the working directory
    */
   filesRoot?: string;
+  /**
+   * The folder a relative `{ file }` path is read from, with `filesRoot` (the `claims` CLI:
+   * the input file's folder, while `--files-root` may name a wider one).
+   * @default filesRoot
+   */
+  filesRelativeTo?: string;
 }
 
 /** How many form look-ups run at once. */
@@ -66,7 +72,13 @@ export async function validateClaims(
   options: ValidateOptions = {},
 ): Promise<{ claims: ValidClaim[]; problems: LineProblem[] }> {
   const { IncidentCreateSchema } = await schemas();
-  const root = options.filesRoot === undefined ? undefined : await realRoot(options.filesRoot);
+  const root =
+    options.filesRoot === undefined
+      ? undefined
+      : {
+          real: await realRoot(options.filesRoot),
+          base: resolve(options.filesRelativeTo ?? options.filesRoot),
+        };
   const problems: LineProblem[] = [];
   const claims: ValidClaim[] = [];
   const lineOfKey = new Map<string, number>();
@@ -164,7 +176,7 @@ async function realRoot(root: string): Promise<string> {
  */
 async function checkFiles(
   incident: IncidentCreate,
-  root: string | undefined,
+  root: { real: string; base: string } | undefined,
   problem: (path: string, message: string) => void,
 ): Promise<IncidentCreate | undefined> {
   if (!Array.isArray(incident.attachments)) return undefined;
@@ -176,15 +188,15 @@ async function checkFiles(
     const at = `incident.attachments[${i}].file`;
     let path = given;
     if (root !== undefined) {
-      const real = await realpath(resolve(root, given)).catch((error: NodeJS.ErrnoException) => error);
+      const real = await realpath(resolve(root.base, given)).catch((error: NodeJS.ErrnoException) => error);
       if (real instanceof Error) {
         problem(at, `${echo(given)} cannot be read (${real.code})`);
         continue;
       }
-      if (!isInside(root, real)) {
+      if (!isInside(root.real, real)) {
         problem(
           at,
-          `${echo(given)} is outside the folder files are read from (${echo(root)}); name another with --files-root`,
+          `${echo(given)} is outside the folder files are read from (${echo(root.real)}); name another with --files-root`,
         );
         continue;
       }

@@ -6,8 +6,10 @@ export const EXIT = {
   failed: 1,
   /** Bad usage or bad input (arguments, environment, a line of the batch); nothing was sent. */
   usage: 2,
-  /** Stopped by a second Ctrl-C while claims were in flight. */
+  /** Stopped by Ctrl-C (SIGINT): the first lets claims in flight finish and prints the summary; a second quits at once. */
   interrupted: 130,
+  /** Stopped by SIGTERM, the same way. */
+  terminated: 143,
 } as const;
 
 /** Bad usage: printed without a stack, exit code 2. */

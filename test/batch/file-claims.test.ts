@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -321,5 +321,127 @@ describe('fileClaims', () => {
     const open = await Journal.open(journal);
     for (const key of server.received) expect(open.get(key)?.state).toBe('filed');
     await open.close();
+  });
+});
+
+describe('bounded: what a record and a message keep of a large value', () => {
+  it("keeps a refusal's 1 MiB body as its size and first characters, in the result and the journal", async () => {
+    const huge = { message: 'refused', detail: 'x'.repeat(200 * 1024) };
+    server.answer = (key) => (key === 'K2' ? { status: 422, body: huge } : defaultAnswer(key));
+    const results = await run(keys(3).map((k) => claimLine(k)));
+    const problems = results.get('K2')?.problems as { truncated: boolean; bytes: number; start: string };
+    expect(problems).toEqual({
+      truncated: true,
+      bytes: Buffer.byteLength(JSON.stringify(huge)),
+      start: expect.stringMatching(/^\{"message":"refused","detail":"x+…$/),
+    });
+    expect(problems.start).toHaveLength(2_048);
+    expect(results.get('K2')?.error?.length).toBeLessThanOrEqual(1_000);
+    const open = await Journal.open(journal, { readOnly: true });
+    expect(open.get('K2')?.problems).toEqual(problems);
+    await open.close();
+    // A body within the bound is kept whole.
+    server.answer = (key) =>
+      key === 'K4' ? { status: 422, body: { message: 'bad', errors: ['a'] } } : defaultAnswer(key);
+    expect((await run([claimLine('K4')])).get('K4')?.problems).toEqual({ message: 'bad', errors: ['a'] });
+  });
+
+  it('quotes a 5 MB key in a problem bounded, with its control characters escaped', async () => {
+    const key = `\u001b]0;pwned\u0007${'k'.repeat(5_000_000)}`;
+    const error = await run([claimLine(key), claimLine(key)]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BatchInputError);
+    const message = (error as Error).message;
+    expect(message.length).toBeLessThan(400);
+    expect(message).toContain('(key "\\u001b]0;pwned\\u0007kkk');
+    expect(message).not.toMatch(/[\u0000-\u001f]/);
+  });
+});
+
+describe('{ file } attachments confined to a folder (filesRoot)', () => {
+  it('refuses paths that lead outside it (../.., absolute, a symlink out), naming each line; sends nothing', async () => {
+    const root = join(dir, 'inbox');
+    mkdirSync(root);
+    writeFileSync(join(root, 'photo.jpg'), 'jpeg');
+    symlinkSync('/etc/passwd', join(root, 'innocent.jpg'));
+    const lines = [
+      claimLine('K1', { attachments: [{ file: '/etc/passwd' }] }),
+      claimLine('K2', { attachments: [{ file: '../../../../../../etc/passwd' }] }),
+      claimLine('K3', { attachments: [{ file: 'innocent.jpg' }] }),
+      claimLine('K4', { attachments: [{ file: { path: join(dir, 'outside.txt') } }] }),
+      claimLine('K5', { attachments: [{ file: 'missing.jpg' }] }),
+      claimLine('K6', { attachments: [{ file: 'photo.jpg' }] }),
+    ];
+    writeFileSync(join(dir, 'outside.txt'), 'secret');
+    const error = await run(lines, { filesRoot: root }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BatchInputError);
+    const problems = (error as BatchInputError).problems;
+    expect(problems.map((p) => [p.line, p.path, p.message])).toEqual([
+      [
+        1,
+        'incident.attachments[0].file',
+        expect.stringMatching(/^"\/etc\/passwd" is outside the folder files are read from/),
+      ],
+      [2, 'incident.attachments[0].file', expect.stringMatching(/is outside the folder files are read from/)],
+      [
+        3,
+        'incident.attachments[0].file',
+        '"innocent.jpg" is outside the folder files are read from ("' +
+          realpathSync(root) +
+          '"); name another with --files-root',
+      ],
+      [4, 'incident.attachments[0].file', expect.stringMatching(/outside\.txt" is outside the folder/)],
+      [5, 'incident.attachments[0].file', '"missing.jpg" cannot be read (ENOENT)'],
+    ]);
+    expect(server.received).toEqual([]);
+    expect(server.uploads).toBe(0);
+  });
+
+  it('reads a relative path from the folder, not the working directory, and keeps its name', async () => {
+    const root = join(dir, 'inbox');
+    mkdirSync(join(root, 'photos'), { recursive: true });
+    writeFileSync(join(root, 'photos', 'ceiling.jpg'), 'jpeg bytes');
+    symlinkSync(join(root, 'photos', 'ceiling.jpg'), join(root, 'alias.jpg'));
+    const results = await run(
+      [
+        claimLine('K1', {
+          attachments: [{ file: 'photos/ceiling.jpg', description: 'ceiling' }, { file: 'alias.jpg' }],
+        }),
+      ],
+      { filesRoot: root },
+    );
+    expect(results.get('K1')).toMatchObject({ state: 'filed' });
+    expect(server.uploads).toBe(1);
+    expect(server.uploadNames).toEqual([['ceiling.jpg', 'alias.jpg']]);
+    // The journal's hash is of the claim as given (a later run with the same line matches it).
+    const again = await run(
+      [
+        claimLine('K1', {
+          attachments: [{ file: 'photos/ceiling.jpg', description: 'ceiling' }, { file: 'alias.jpg' }],
+        }),
+      ],
+      { filesRoot: root },
+    );
+    expect(again.get('K1')).toMatchObject({ state: 'filed', note: 'already_filed' });
+  });
+
+  it('a file swapped for a symlink out of the folder after the check is not uploaded', async () => {
+    const root = join(dir, 'inbox');
+    mkdirSync(join(root, 'photos'), { recursive: true });
+    writeFileSync(join(root, 'photos', 'passwd'), 'my own file named passwd');
+    server.answer = (key) => {
+      if (key === 'K0') {
+        // While K0 is being sent (after every line was checked): the folder becomes a symlink to /etc.
+        rmSync(join(root, 'photos'), { recursive: true });
+        symlinkSync('/etc', join(root, 'photos'));
+      }
+      return defaultAnswer(key);
+    };
+    const lines = [claimLine('K0'), claimLine('K1', { attachments: [{ file: 'photos/passwd' }] })];
+    const results = new Map<string, ClaimResult>();
+    for await (const r of fileClaims(client, lines, { journal, concurrency: 1, filesRoot: root }))
+      results.set(r.key, r);
+    expect(results.get('K1')).toMatchObject({ state: 'not_sent', note: 'upload_failed' });
+    expect(results.get('K1')?.error).toMatch(/changed since it was checked/);
+    expect(server.uploads).toBe(0);
   });
 });

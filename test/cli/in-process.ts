@@ -1,0 +1,43 @@
+import { vi } from 'vitest';
+import { runCli } from '../../src/cli/program.js';
+
+/** What a `claims` run printed, and its exit code. */
+export interface CliOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `claims <args>` in this process (so coverage and Stryker see the CLI), with the
+ * server's address and a token in the environment and standard output and error captured.
+ * For what needs signals or a fresh process, see run-claims.ts.
+ */
+export async function claimsHere(
+  args: string[],
+  baseUrl: string,
+  env: Record<string, string | undefined> = {},
+): Promise<CliOutput> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const capture = (into: string[]) => (chunk: unknown) => {
+    into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+    return true;
+  };
+  const stdout = vi
+    .spyOn(process.stdout, 'write')
+    .mockImplementation(capture(out) as typeof process.stdout.write);
+  const stderr = vi
+    .spyOn(process.stderr, 'write')
+    .mockImplementation(capture(err) as typeof process.stderr.write);
+  const vars = { CLAIMS_BASE_URL: baseUrl, CLAIMS_TOKEN: 'cli-token', ...env };
+  for (const [name, value] of Object.entries(vars)) vi.stubEnv(name, value);
+  try {
+    const code = await runCli(args);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    stdout.mockRestore();
+    stderr.mockRestore();
+    vi.unstubAllEnvs();
+  }
+}
