@@ -133,7 +133,12 @@ export class BatchStoppedError extends ClaimsError {
   constructor(
     reason: BatchStopReason,
     message: string,
-    options: { cause?: unknown; unrecorded?: UnrecordedClaim[] } = {},
+    options: {
+      /** The underlying error (the store's, the connection's); kept as `cause`. */
+      cause?: unknown;
+      /** Claims whose final record could not be written. @default [] */
+      unrecorded?: UnrecordedClaim[];
+    } = {},
   ) {
     super(message, options.cause === undefined ? {} : { cause: options.cause });
     this.reason = reason;

@@ -12,7 +12,13 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ENTRIES = ['src/index.ts', 'src/testing/index.ts', 'src/auth/index.ts', 'src/batch/index.ts'];
+const ENTRIES = [
+  'src/index.ts',
+  'src/testing/index.ts',
+  'src/auth/index.ts',
+  'src/batch/index.ts',
+  'src/batch/testing/index.ts',
+];
 // Where the declarations would go; they are kept in memory, nothing is written.
 const OUT = join(ROOT, '.tsdoc-check');
 
