@@ -11,7 +11,7 @@ import { isoNow } from './clock.js';
 import { decide } from './decide.js';
 import { bounded, echo } from './echo.js';
 import { BatchStoppedError, type BatchStopReason, type UnrecordedClaim } from './errors.js';
-import { graceAfter, STORE_GRACE_MS, StoreGaveNoAnswer, withinGrace } from './grace.js';
+import { graceAfter, graceText, StoreGaveNoAnswer, withinGrace } from './grace.js';
 import type { Journal } from './journal.js';
 import { RateGate } from './rate-gate.js';
 import type { JournalRecord, JournalState } from './record.js';
@@ -69,7 +69,7 @@ export class BatchRun {
   /** Final records being written; the run ends only after they are durable. */
   #recording = 0;
   #allRecorded: (() => void) | undefined;
-  /** Rejects `STORE_GRACE_MS` after the stop: store calls race it. */
+  /** Rejects the grace (`storeGrace`) after the stop: store calls race it. */
   readonly #grace = graceAfter(this.#interrupt.signal);
   /** The store already failed to answer within the grace: it is not waited for again. */
   #gaveUp = false;
@@ -109,7 +109,7 @@ export class BatchRun {
 
   /**
    * Races a journal store's answer against the grace: a call under way when the batch was
-   * stopped gets `STORE_GRACE_MS` from the stop, one made after it as long from its start,
+   * stopped gets the grace (`storeGrace`) from the stop, one made after it as long from its start,
    * and none once the store already failed to answer in time. A store that never answers
    * cannot keep a stopped batch running; a slow but healthy one is not given up early.
    */
@@ -162,7 +162,7 @@ export class BatchRun {
       this.#gaveUp = true;
       this.#stopBatch(
         'journal_unresponsive',
-        `The journal store did not answer within ${STORE_GRACE_MS / 1000} s of the stop; the run ended with what it knew`,
+        `The journal store did not answer within ${graceText()} of the stop; the run ended with what it knew`,
         error,
       );
     } else {

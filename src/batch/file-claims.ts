@@ -1,7 +1,7 @@
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { BatchRun } from './batch-run.js';
 import { BatchInputError, BatchStoppedError } from './errors.js';
-import { STORE_GRACE_MS, StoreGaveNoAnswer, withinGrace } from './grace.js';
+import { graceText, StoreGaveNoAnswer, withinGrace } from './grace.js';
 import { Journal } from './journal.js';
 import type { BatchProgress, ClaimResult } from './result.js';
 import type { JournalStore } from './store.js';
@@ -139,7 +139,7 @@ async function openWithin(where: string | JournalStore, signal: AbortSignal | un
     opening.then((journal) => journal.close()).catch(() => undefined);
     throw new BatchStoppedError(
       'journal_unresponsive',
-      `The journal store did not open within ${STORE_GRACE_MS / 1000} s of the abort; nothing was sent`,
+      `The journal store did not open within ${graceText()} of the abort; nothing was sent`,
       { cause: error },
     );
   }

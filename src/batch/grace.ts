@@ -1,20 +1,21 @@
 /**
  * After a batch is stopped (its `signal`, or a stop of its own), how long a journal store may
- * take to answer a call under way before the run gives it up and reports what it knows: a
- * store that never answers cannot keep a stopped batch running.
+ * take to answer a call under way, in ms, before the run gives it up and reports what it
+ * knows: a store that never answers cannot keep a stopped batch running. An object, not a
+ * constant, so that tests can shorten it (never part of the public API).
  */
-export const STORE_GRACE_MS = 5_000;
+export const storeGrace = { ms: 5_000 };
 
 /** The journal store gave no answer within the grace. */
 export class StoreGaveNoAnswer extends Error {
   override name = 'StoreGaveNoAnswer';
 }
 
-/** A promise that rejects {@link STORE_GRACE_MS} after `signal` aborts; `dispose()` clears its timer. */
+/** A promise that rejects `storeGrace.ms` after `signal` aborts; `dispose()` clears its timer. */
 export function graceAfter(signal: AbortSignal): { expired: Promise<never>; dispose(): void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = (reject: (error: unknown) => void) => () => {
-    timer = setTimeout(() => reject(new StoreGaveNoAnswer()), STORE_GRACE_MS);
+    timer = setTimeout(() => reject(new StoreGaveNoAnswer()), storeGrace.ms);
   };
   let onAbort: (() => void) | undefined;
   const expired = new Promise<never>((_, reject) => {
@@ -41,4 +42,9 @@ export async function withinGrace<T>(promise: Promise<T>, signal: AbortSignal | 
   } finally {
     grace.dispose();
   }
+}
+
+/** The grace in words, for messages: `5 s`. */
+export function graceText(): string {
+  return `${storeGrace.ms / 1000} s`;
 }
