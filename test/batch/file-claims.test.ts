@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +18,7 @@ import type { BatchProgress, ClaimResult } from '../../src/batch/result.js';
 import type { ClaimAnswer, JournalStore } from '../../src/batch/store.js';
 import { ClaimsClient } from '../../src/index.js';
 import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from './claims-server.js';
+import { MemorySharedStore } from './memory-shared-store.js';
 
 let server: ClaimsServer;
 let dir: string;
@@ -443,5 +452,58 @@ describe('{ file } attachments confined to a folder (filesRoot)', () => {
     expect(results.get('K1')).toMatchObject({ state: 'not_sent', note: 'upload_failed' });
     expect(results.get('K1')?.error).toMatch(/changed since it was checked/);
     expect(server.uploads).toBe(0);
+  });
+});
+
+describe('two runs sharing one journal (a shared store)', () => {
+  it('file each claim once between them, and each reports every key', async () => {
+    const name = `shared-${Date.now()}`;
+    server.answer = (key) => ({ ...defaultAnswer(key), delayMs: 5 });
+    const lines = keys(120).map((k) => claimLine(k));
+    const runOnce = async () => {
+      const results = new Map<string, ClaimResult>();
+      for await (const r of fileClaims(client, lines, {
+        journal: new MemorySharedStore(name, 60_000),
+        concurrency: 6,
+      })) {
+        results.set(r.key, r);
+      }
+      return results;
+    };
+    const [a, b] = await Promise.all([runOnce(), runOnce()]);
+    expect(new Set(server.received).size).toBe(server.received.length);
+    expect(server.received).toHaveLength(120);
+    expect([a.size, b.size]).toEqual([120, 120]);
+    for (const key of keys(120)) {
+      const notes = [a.get(key)?.note, b.get(key)?.note].sort();
+      // One run sent it; the other found it held (in flight there) or already filed.
+      expect(
+        notes.filter((n) => n === 'sent'),
+        key,
+      ).toHaveLength(1);
+      expect(['already_filed', 'taken_elsewhere']).toContain(notes.find((n) => n !== 'sent'));
+    }
+  });
+});
+
+describe('the bearer token, echoed base64-encoded in a refusal', () => {
+  it('is in neither the journal nor the results', async () => {
+    const token = 'bearer-token-of-a-batch-run';
+    const echoing = new ClaimsClient({ baseUrl: server.url, accessToken: token });
+    server.answer = () => ({
+      status: 422,
+      body: { message: `refused for ${Buffer.from(`Bearer ${token}`).toString('base64')}`, raw: token },
+    });
+    const results: ClaimResult[] = [];
+    for await (const r of fileClaims(echoing, [claimLine('K1')], { journal })) results.push(r);
+    const text = JSON.stringify(results) + readFileSync(journal, 'utf8');
+    for (const spelling of [
+      token,
+      Buffer.from(`Bearer ${token}`).toString('base64'),
+      Buffer.from(token).toString('base64'),
+    ]) {
+      expect(text).not.toContain(spelling);
+    }
+    expect(results[0]).toMatchObject({ state: 'rejected', status: 422 });
   });
 });
