@@ -50,7 +50,7 @@ export interface JournalRecord {
  * complete line from one torn by a crash mid-write, whatever bytes the tear left.
  */
 export function encodeRecord(record: JournalRecord): Buffer {
-  return Buffer.from(encodeLine(record), 'utf8');
+  return Buffer.from(encodeLine(record));
 }
 
 /**
@@ -109,8 +109,7 @@ export function recordProblem(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'it is not an object';
   const r = value as Record<string, unknown>;
   if (typeof r.key !== 'string' || r.key === '') return `its key ${shown(r.key)} is not a non-empty string`;
-  if (typeof r.state !== 'string' || !STATES.has(r.state))
-    return `its state ${shown(r.state)} is not a journal state`;
+  if (!STATES.has(r.state as string)) return `its state ${shown(r.state)} is not a journal state`;
   if (typeof r.bodyHash !== 'string' || r.bodyHash === '') {
     return `its bodyHash ${shown(r.bodyHash)} is not a non-empty string`;
   }

@@ -38,6 +38,12 @@ describe('echo: a value as a message quotes it', () => {
     expect(echo('x'.repeat(MAX_ECHOED))).toBe(`"${'x'.repeat(MAX_ECHOED)}"`);
     expect(bounded(`${'x'.repeat(MAX_ECHOED - 2)}😀😀`)).toBe(`${'x'.repeat(MAX_ECHOED - 2)}…`);
     expect(bounded('abcdef', 4)).toBe('abc…');
+    // Cut inside a pair: the pair goes whole; the edges of the high-surrogate range count, nothing past them.
+    expect(bounded(`${'x'.repeat(MAX_ECHOED - 2)}😀yy`)).toBe(`${'x'.repeat(MAX_ECHOED - 2)}…`);
+    expect(bounded('abc\uD800\uDC00def', 5)).toBe('abc…');
+    expect(bounded('abc\uDBFF\uDFFFdef', 5)).toBe('abc…');
+    expect(bounded('abc\uE000def', 5)).toBe('abc\uE000…');
+    expect(bounded('abc\uD7FFdef', 5)).toBe('abc\uD7FF…');
   });
 
   it('never lets a raw control character through, whatever the value', () => {
@@ -68,6 +74,7 @@ describe('keyText: a key in a table row', () => {
     expect(keyText('a\\b')).toBe('"a\\\\b"');
     expect(keyText('"quoted"')).toBe('"\\"quoted\\""');
     expect(keyText('in"side')).toBe('in"side');
+    expect(keyText('ends"')).toBe('ends"');
     expect(keyText('k'.repeat(MAX_ECHOED))).toBe('k'.repeat(MAX_ECHOED));
     expect(keyText('k'.repeat(MAX_ECHOED + 1))).toBe(`"${'k'.repeat(MAX_ECHOED - 1)}…"`);
     expect(keyText('\u202e')).toBe('"\\u202e"');
