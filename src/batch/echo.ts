@@ -57,6 +57,17 @@ export function plainText(text: string, max = 1_000): string {
 }
 
 /**
+ * A value as indented JSON for a terminal: JSON escapes C0 controls in strings itself; the
+ * rest a terminal acts on (DEL, C1, line separators, bidirectional controls) is escaped
+ * here too, and the JSON still parses to the same value.
+ */
+export function terminalJson(value: unknown): string {
+  return (JSON.stringify(value, null, 2) ?? 'null').replace(UNSAFE, (char) =>
+    char === '\n' ? char : escapeChar(char),
+  );
+}
+
+/**
  * A key as a table row shows it: as it is when it is plain printable text without a
  * backslash or a quote mark at its start, else quoted by {@link echo}; so a key holding a tab
  * or a newline cannot split a row, and a plain key can be copied from the row as it is.

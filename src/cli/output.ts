@@ -1,4 +1,4 @@
-import { plainText } from '../batch/echo.js';
+import { plainText, terminalJson } from '../batch/echo.js';
 import { BatchInputError, describeLineProblem, JournalError } from '../batch/errors.js';
 import { ClaimsApiError, ClaimsValidationError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
@@ -15,8 +15,7 @@ export function printResult(value: unknown, json: boolean, summary?: string): vo
     return;
   }
   if (summary) process.stdout.write(`${plainText(summary)}\n`);
-  if (value !== undefined)
-    process.stdout.write(`${plainText(JSON.stringify(value, null, 2), Number.POSITIVE_INFINITY)}\n`);
+  if (value !== undefined) process.stdout.write(`${terminalJson(value)}\n`);
 }
 
 /** Prints an error in words (no stack) and says which exit code it means. */

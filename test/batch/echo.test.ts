@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bounded, echo, keyText, MAX_ECHOED, plainText } from '../../src/batch/echo.js';
+import { bounded, echo, keyText, MAX_ECHOED, plainText, terminalJson } from '../../src/batch/echo.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: what must never reach a terminal
 const RAW = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
@@ -78,5 +78,17 @@ describe('keyText: a key in a table row', () => {
     expect(keyText('k'.repeat(MAX_ECHOED))).toBe('k'.repeat(MAX_ECHOED));
     expect(keyText('k'.repeat(MAX_ECHOED + 1))).toBe(`"${'k'.repeat(MAX_ECHOED - 1)}…"`);
     expect(keyText('\u202e')).toBe('"\\u202e"');
+  });
+});
+
+describe('terminalJson: indented JSON for a terminal', () => {
+  it('keeps its line breaks, escapes what JSON leaves raw, and still parses to the same value', () => {
+    const value = { note: 'a\u009b31m\u007f\u202e\u2028b', list: [1, '\n\u001b'] };
+    const text = terminalJson(value);
+    expect(text).toBe(
+      '{\n  "note": "a\\u009b31m\\u007f\\u202e\\u2028b",\n  "list": [\n    1,\n    "\\n\\u001b"\n  ]\n}',
+    );
+    expect(JSON.parse(text)).toEqual(value);
+    expect(terminalJson(undefined)).toBe('null');
   });
 });

@@ -241,6 +241,17 @@ describe('nothing from the input or the server reaches the terminal raw', () => 
     expect(listed.stdout).toMatch(/^"K2\\nK3\\tunknown\\tforged row"\tunknown\t/);
   });
 
+  it("escapes them in an operation's human output, which stays indented JSON", async () => {
+    server.answer = () => ({ status: 201, body: { incidentId: 'INC-\u009b31m-\u001b[2J' } });
+    const run = await claims(['incidents', 'create', JSON.stringify(claimLine('OP').incident)]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(
+      'claims: filed incident INC-\\u009b31m-\\u001b[2J\n{\n  "incidentId": "INC-\\u009b31m-\\u001b[2J"\n}\n',
+    );
+    const json = await claims(['incidents', 'create', JSON.stringify(claimLine('OP2').incident), '--json']);
+    expect(JSON.parse(json.stdout)).toEqual({ incidentId: 'INC-\u009b31m-\u001b[2J' });
+  });
+
   it("escapes them in a bad line's problem, and bounds a 5 MB key", async () => {
     writeBatch([claimLine(`${evil}${'k'.repeat(5_000_000)}`, { incidentDate: 'yesterday' })]);
     const run = await claims(['import', input, '--dry-run']);
