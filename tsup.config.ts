@@ -20,6 +20,9 @@ export default defineConfig([
       'auth/index': 'src/auth/index.ts',
     },
     format: ['esm', 'cjs'],
+    // Keep `node:` on built-in modules: `node:test` (the ./batch/testing entry) exists only under
+    // that name, and tsup would otherwise strip it to a `test` package that is not there.
+    removeNodeProtocol: false,
     // `@internal` members (the sub-clients' transport and constructors) stay out of the types.
     dts: { compilerOptions: { stripInternal: true } },
   },
