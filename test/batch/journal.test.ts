@@ -184,6 +184,28 @@ describe('a store of yours must keep the contract', () => {
     await expect(journal.begin(rec('A', 'sending'))).rejects.toBe(broken);
   });
 
+  it('says why it refuses a write or a resolution, word for word', async () => {
+    const store = storeLoading([rec('F', 'filed'), rec('U', 'unknown')]);
+    const reader = await Journal.open(store, { readOnly: true });
+    // The journal refuses itself, whatever the store would do.
+    await expect(reader.write(rec('A', 'not_sent'))).rejects.toMatchObject({
+      code: 'read_only',
+      message: 'The journal was opened read-only',
+    });
+    await expect(reader.resolve('U', { notFiled: true })).rejects.toMatchObject({ code: 'read_only' });
+    const journal = await Journal.open(storeLoading([rec('F', 'filed'), rec('U', 'unknown')]));
+    await expect(journal.resolve('F', { notFiled: true })).rejects.toMatchObject({
+      message: 'Key "F" is filed; only sending or unknown keys need resolving',
+    });
+    expect(await journal.resolve('U', { notFiled: true })).toMatchObject({
+      state: 'not_sent',
+      error: 'resolved as not filed',
+      resolvedBy: 'user',
+    });
+    await journal.close();
+    await expect(journal.write(rec('A', 'not_sent'))).rejects.toMatchObject({ message: 'The journal is closed' });
+  });
+
   it('refuses writes after close(), and close() twice closes the store once', async () => {
     const store = storeLoading([]);
     const journal = await Journal.open(store);
