@@ -46,15 +46,14 @@ export interface ClaimsClientOptions {
    */
   deadlineMs?: number;
   /**
-   * How many times a failed attempt may be repeated; see README "Retries" for which failures.
+   * How many times a failed attempt may be repeated; see docs/calls-and-errors.md, "Retries" for which failures.
    * @default 2
    */
   maxRetries?: number;
   /**
    * A fetch-compatible function to send requests with (msw in tests, edge runtimes).
    * By default requests go through undici on the client's own dispatcher (see `dispatcher`),
-   * a fresh process's first JSON calls through `node:http` while undici loads (README
-   * "Connections"); on the edge build (workerd, Deno, Bun, browsers), through the runtime's `globalThis.fetch`.
+   * a fresh process's first JSON calls through `node:http` while undici loads (docs/connections.md); on the edge build (workerd, Deno, Bun, browsers), through the runtime's `globalThis.fetch`.
    */
   fetch?: FetchLike;
   /**
