@@ -115,7 +115,7 @@ const DEFAULT_METADATA_TTL_MS = 10 * 60_000;
 /**
  * The client on every runtime: options, their checks and the wiring of the sub-clients.
  * `ClaimsClient` (one per entry: `platform/node.ts`, `platform/web.ts`) gives it the
- * runtime's {@link Platform}, so this file imports no wire and no Node module.
+ * runtime's `Platform`, so this file imports no wire and no Node module.
  */
 export class ClaimsClientBase {
   /** Incidents (claims): `create`. */
