@@ -4,7 +4,7 @@
  * run by each runtime that installs here from the npm registry, against the sandbox running
  * in this Node process. What each run did is then checked against what the sandbox received.
  *
- * Runtimes are npm packages (deno, bun, miniflare for workerd, node@22/24), installed once
+ * Runtimes are npm packages (deno, bun, miniflare for workerd, node@22/24/26), installed once
  * into a cache directory (CLAIMS_ECOSYSTEM_CACHE, default ~/.cache/claims-notification-sdk/
  * ecosystem). A runtime that cannot be installed (offline, no binary for this platform) is
  * skipped with the reason. Run with `npm run ecosystem` after `npm run build`.
@@ -43,6 +43,7 @@ const RUNTIME_PACKAGES = {
   miniflare: 'miniflare@4.20260426.0',
   node22: 'node@22.23.3',
   node24: 'node@24.21.0',
+  node26: 'node@26.10.0',
 } as const;
 /** msw 3 (it needs Node 22.12 or later), for claimsHandlers() on Node 22. */
 const MSW3 = 'msw@3.0.5';
@@ -250,7 +251,7 @@ describe('ecosystem: the packed package on each runtime', () => {
     RUN_TIMEOUT_MS * 2,
   );
 
-  for (const name of ['node22', 'node24'] as const) {
+  for (const name of ['node22', 'node24', 'node26'] as const) {
     it(
       `${RUNTIME_PACKAGES[name]} from npm: ESM and CommonJS`,
       async (ctx) => {
