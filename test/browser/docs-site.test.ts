@@ -130,6 +130,8 @@ describe.skipIf(chromiumUnavailable())('the API reference site (npm run docs)', 
     await Promise.all([tab(), tab(), tab(), tab()]);
     expect(ids.size).toBe(all.length);
     expect(links.length).toBeGreaterThan(all.length);
+    // Anchors are checked too: the pages link to their members by #anchor.
+    expect(links.filter((link) => link.hash !== '').length).toBeGreaterThan(all.length);
     for (const { from, to, hash } of links) {
       const file = join(SITE, decodeURIComponent(to));
       if (!existsSync(file)) problems.push(`${from}: broken link to ${to}`);
