@@ -38,11 +38,14 @@ export interface FastifyReplyLike {
  * A Fastify plugin: `app.register(fastifyWebhooks, { path, ...options, onDelivery })`. In its
  * own (encapsulated) context it replaces the body parsers, so the route reads the raw body
  * while the rest of the app keeps Fastify's JSON parser. Answers as {@link createWebMiddleware}.
+ * The payload is `unknown` to `onDelivery` (Fastify's `register` cannot carry a schema's type):
+ * check it with `schema` and narrow it in the handler.
  * @throws ClaimsValidationError when registered with options that could accept every request.
  */
-export async function fastifyWebhooks<T = unknown>(
+export async function fastifyWebhooks(
   instance: FastifyInstanceLike,
-  options: FastifyWebhooksOptions<T>,
+  // Not generic: Fastify's `register` then types `onDelivery`'s payload (`unknown`) from here.
+  options: FastifyWebhooksOptions,
 ): Promise<void> {
   const { path, onDelivery, ...receiverOptions } = options;
   const receive = createReceiver(receiverOptions, onDelivery);

@@ -39,7 +39,10 @@ describe('createNodeMiddleware behind body parsers (Express)', () => {
   it('after express.json(): 500, saying the body was already parsed, the handler not called', async () => {
     const errors: unknown[] = [];
     let calls = 0;
-    const hook = createNodeMiddleware({ ...options, onError: (e) => void errors.push(e) }, () => void calls++);
+    const hook = createNodeMiddleware(
+      { ...options, onError: (e) => void errors.push(e) },
+      () => void calls++,
+    );
     await withApp(
       (app) => app.post('/hooks', express.json(), hook),
       async (port) => {

@@ -72,12 +72,16 @@ export function receiverContract(name: string, start: StartReceiver, opts: { chu
 
     it('a good delivery: 200, the handler gets the payload and the headers without the secret one', async () => {
       const seen: Array<{ payload: unknown; headers: Headers; key: string | undefined }> = [];
-      await withReceiver({}, (payload, { headers, key }) => void seen.push({ payload, headers, key }), async (r) => {
-        const res = await r.send(good());
-        expect(res.status).toBe(200);
-        expect(JSON.parse(res.body)).toEqual({ received: true });
-        expect(res.headers['content-type']).toMatch(/^application\/json/);
-      });
+      await withReceiver(
+        {},
+        (payload, { headers, key }) => void seen.push({ payload, headers, key }),
+        async (r) => {
+          const res = await r.send(good());
+          expect(res.status).toBe(200);
+          expect(JSON.parse(res.body)).toEqual({ received: true });
+          expect(res.headers['content-type']).toMatch(/^application\/json/);
+        },
+      );
       expect(seen).toHaveLength(1);
       expect(seen[0]?.payload).toEqual(JSON.parse(delivery()));
       expect(seen[0]?.headers.get('x-extra')).toBe('kept');
@@ -88,50 +92,69 @@ export function receiverContract(name: string, start: StartReceiver, opts: { chu
 
     it('a wrong or missing header: 401, the handler not called, no value echoed', async () => {
       let calls = 0;
-      await withReceiver({}, () => void calls++, async (r) => {
-        const wrong = await r.send({ ...good(), headers: { [HEADER]: `${SECRET}x` } });
-        expect(wrong.status).toBe(401);
-        expect(JSON.parse(wrong.body)).toEqual({ error: `Webhook header ${HEADER} has the wrong value` });
-        expect(wrong.body).not.toContain(SECRET);
-        const missing = await r.send({ ...good(), headers: { 'content-type': 'application/json' } });
-        expect(missing.status).toBe(401);
-        expect(JSON.parse(missing.body)).toEqual({ error: `Webhook header ${HEADER} is missing` });
-      });
+      await withReceiver(
+        {},
+        () => void calls++,
+        async (r) => {
+          const wrong = await r.send({ ...good(), headers: { [HEADER]: `${SECRET}x` } });
+          expect(wrong.status).toBe(401);
+          expect(JSON.parse(wrong.body)).toEqual({ error: `Webhook header ${HEADER} has the wrong value` });
+          expect(wrong.body).not.toContain(SECRET);
+          const missing = await r.send({ ...good(), headers: { 'content-type': 'application/json' } });
+          expect(missing.status).toBe(401);
+          expect(JSON.parse(missing.body)).toEqual({ error: `Webhook header ${HEADER} is missing` });
+        },
+      );
       expect(calls).toBe(0);
     });
 
     it('headerValue as a list (a rotation): every listed value is accepted, no other', async () => {
-      await withReceiver({ headerValue: [SECRET, NEXT_SECRET] }, () => {}, async (r) => {
-        expect((await r.send(good())).status).toBe(200);
-        expect((await r.send({ ...good(), headers: { [HEADER]: NEXT_SECRET } })).status).toBe(200);
-        expect((await r.send({ ...good(), headers: { [HEADER]: 'neither' } })).status).toBe(401);
-      });
+      await withReceiver(
+        { headerValue: [SECRET, NEXT_SECRET] },
+        () => {},
+        async (r) => {
+          expect((await r.send(good())).status).toBe(200);
+          expect((await r.send({ ...good(), headers: { [HEADER]: NEXT_SECRET } })).status).toBe(200);
+          expect((await r.send({ ...good(), headers: { [HEADER]: 'neither' } })).status).toBe(401);
+        },
+      );
     });
 
     it('a body over maxBodyBytes: 413 by its Content-Length, the handler not called', async () => {
       let calls = 0;
-      await withReceiver({ maxBodyBytes: 128 }, () => void calls++, async (r) => {
-        const res = await r.send(good(delivery('d-1', { pad: 'x'.repeat(200) })));
-        expect(res.status).toBe(413);
-        expect(JSON.parse(res.body)).toEqual({ error: 'the body is larger than 128 bytes' });
-        // At the cap exactly: accepted; one byte more is not.
-        const exact = delivery('d', { p: '' });
-        const atCap = `${exact}${' '.repeat(128 - exact.length)}`;
-        expect((await r.send(good(`${atCap} `))).status).toBe(413);
-        expect((await r.send(good(atCap))).status).toBe(200);
-      });
+      await withReceiver(
+        { maxBodyBytes: 128 },
+        () => void calls++,
+        async (r) => {
+          const res = await r.send(good(delivery('d-1', { pad: 'x'.repeat(200) })));
+          expect(res.status).toBe(413);
+          expect(JSON.parse(res.body)).toEqual({ error: 'the body is larger than 128 bytes' });
+          // At the cap exactly: accepted; one byte more is not.
+          const exact = delivery('d', { p: '' });
+          const atCap = `${exact}${' '.repeat(128 - exact.length)}`;
+          expect((await r.send(good(`${atCap} `))).status).toBe(413);
+          expect((await r.send(good(atCap))).status).toBe(200);
+        },
+      );
       expect(calls).toBe(1);
     });
 
     if (opts.chunked !== false) {
       it('a body over maxBodyBytes sent without a Content-Length: 413 once it passes the cap', async () => {
         let calls = 0;
-        await withReceiver({ maxBodyBytes: 1024 }, () => void calls++, async (r) => {
-          const res = await r.send({ ...good(delivery('d-1', { pad: 'x'.repeat(64 * 1024) })), chunked: true });
-          expect(res.status).toBe(413);
-          const small = await r.send({ ...good(), chunked: true });
-          expect(small.status).toBe(200);
-        });
+        await withReceiver(
+          { maxBodyBytes: 1024 },
+          () => void calls++,
+          async (r) => {
+            const res = await r.send({
+              ...good(delivery('d-1', { pad: 'x'.repeat(64 * 1024) })),
+              chunked: true,
+            });
+            expect(res.status).toBe(413);
+            const small = await r.send({ ...good(), chunked: true });
+            expect(small.status).toBe(200);
+          },
+        );
         expect(calls).toBe(1);
       });
     }
@@ -139,22 +162,26 @@ export function receiverContract(name: string, start: StartReceiver, opts: { chu
     it('bad JSON, an empty body, a body the schema refuses: 400, saying why', async () => {
       const schema = z.object({ deliveryId: z.string(), data: z.object({ incidentId: z.string() }) });
       let calls = 0;
-      await withReceiver({ schema }, () => void calls++, async (r) => {
-        const bad = await r.send(good('{"webhookEvent":'));
-        expect(bad.status).toBe(400);
-        expect(JSON.parse(bad.body)).toEqual({
-          error: 'Webhook body is not valid JSON',
-          issues: [{ path: '', message: 'not valid JSON' }],
-        });
-        const empty = await r.send(good(''));
-        expect(empty.status).toBe(400);
-        const shape = await r.send(good('{"deliveryId":7,"data":{}}'));
-        expect(shape.status).toBe(400);
-        expect(JSON.parse(shape.body).issues.map((i: { path: string }) => i.path)).toEqual([
-          'deliveryId',
-          'data.incidentId',
-        ]);
-      });
+      await withReceiver(
+        { schema },
+        () => void calls++,
+        async (r) => {
+          const bad = await r.send(good('{"webhookEvent":'));
+          expect(bad.status).toBe(400);
+          expect(JSON.parse(bad.body)).toEqual({
+            error: 'Webhook body is not valid JSON',
+            issues: [{ path: '', message: 'not valid JSON' }],
+          });
+          const empty = await r.send(good(''));
+          expect(empty.status).toBe(400);
+          const shape = await r.send(good('{"deliveryId":7,"data":{}}'));
+          expect(shape.status).toBe(400);
+          expect(JSON.parse(shape.body).issues.map((i: { path: string }) => i.path)).toEqual([
+            'deliveryId',
+            'data.incidentId',
+          ]);
+        },
+      );
       expect(calls).toBe(0);
     });
 
@@ -178,13 +205,17 @@ export function receiverContract(name: string, start: StartReceiver, opts: { chu
     it('deduplicate: a copy of a processed delivery is 200 without running the handler again', async () => {
       const keys: Array<string | undefined> = [];
       const dedupe = { key: (p: unknown) => (p as { deliveryId: string }).deliveryId };
-      await withReceiver({ deduplicate: dedupe }, (_p, { key }) => void keys.push(key), async (r) => {
-        expect(JSON.parse((await r.send(good())).body)).toEqual({ received: true });
-        const copy = await r.send(good());
-        expect(copy.status).toBe(200);
-        expect(JSON.parse(copy.body)).toEqual({ received: true, duplicate: true });
-        expect((await r.send(good(delivery('d-2')))).status).toBe(200);
-      });
+      await withReceiver(
+        { deduplicate: dedupe },
+        (_p, { key }) => void keys.push(key),
+        async (r) => {
+          expect(JSON.parse((await r.send(good())).body)).toEqual({ received: true });
+          const copy = await r.send(good());
+          expect(copy.status).toBe(200);
+          expect(JSON.parse(copy.body)).toEqual({ received: true, duplicate: true });
+          expect((await r.send(good(delivery('d-2')))).status).toBe(200);
+        },
+      );
       expect(keys).toEqual(['d-1', 'd-2']);
     });
 
