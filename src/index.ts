@@ -48,8 +48,21 @@ export type { Logger, LogLevel } from './logger.js';
 export { type Outcome, outcomeOf } from './outcome.js';
 export { ClaimsClient } from './platform/node.js';
 export type { UploadOptions } from './resources/attachments.js';
+export type {
+  DesiredSubscription,
+  DesiredSubscriptions,
+  DesiredWebhook,
+} from './resources/desired-subscriptions.js';
 export type { BodyCallOptions } from './resources/extra-body.js';
 export type { IncidentCreateOptions } from './resources/incidents.js';
+export type { AppliedChange, SubscriptionApplyResult } from './resources/subscription-apply.js';
+export {
+  type SubscriptionChange,
+  type SubscriptionPlan,
+  SubscriptionPlanError,
+  type SubscriptionPlanFailure,
+} from './resources/subscription-plan.js';
+export type { SubscriptionApplyOptions, SubscriptionPlanOptions } from './resources/subscriptions.js';
 export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
 export type { NumericId } from './schemas/common.js';
 export type { EventCreate, EventCreated } from './schemas/events.js';
