@@ -321,3 +321,37 @@ describe('receiveWebhook with the README handler: a cut or oversized body is a 4
     }
   });
 });
+
+describe('headerValue as a list (rotation), in verifyWebhook and receiveWebhook', () => {
+  const rotating = { headerName: 'X-Hook-Secret', headerValue: ['current-value', 'next-value'] };
+
+  it('accepts any listed value, refuses the rest without echoing any', () => {
+    for (const value of rotating.headerValue) {
+      expect(verifyWebhook({ 'x-hook-secret': value }, body, rotating)).toEqual(JSON.parse(body));
+    }
+    const error = failure(() => verifyWebhook({ 'x-hook-secret': 'other' }, body, rotating));
+    expect(error.reason).toBe('invalid_header');
+    expect(error.message).not.toMatch(/current|next/);
+  });
+
+  it('an empty list, or a blank value in it, fails closed', () => {
+    for (const [headerValue, path] of [
+      [[], 'headerValue'],
+      [['ok', ''], 'headerValue[1]'],
+      [[' ', 'ok'], 'headerValue[0]'],
+      [['ok', 7], 'headerValue[1]'],
+    ] as const) {
+      let error: unknown;
+      try {
+        verifyWebhook({ 'x-hook-secret': 'ok' }, body, {
+          headerName: 'X-Hook-Secret',
+          headerValue: headerValue as never,
+        });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ClaimsValidationError);
+      expect((error as ClaimsValidationError).issues.map((i) => i.path)).toEqual([path]);
+    }
+  });
+});
