@@ -17,8 +17,8 @@ export interface WebhookVerifyOptions<T = unknown> {
    * than letting every request through.
    *
    * A list accepts any of its values: during a rotation, give the current and the next value
-   * (`[current, next]`), change the webhook, then drop the old one (README "Rotating the
-   * header value"). The list must not be empty, and every value follows the rule above.
+   * (`[current, next]`), change the webhook, then drop the old one (docs/receiving-webhooks.md,
+   * "Rotating the header value"). The list must not be empty, and every value follows the rule above.
    */
   headerValue: string | readonly string[];
   /**
