@@ -46,7 +46,12 @@ export interface DesiredWebhook {
  */
 export type DesiredSubscriptions =
   | readonly DesiredSubscription[]
-  | { webhook?: DesiredWebhook; subscriptions: readonly DesiredSubscription[] };
+  | {
+      /** The webhook's own settings, set on every apply. */
+      webhook?: DesiredWebhook;
+      /** The subscriptions as they should be. */
+      subscriptions: readonly DesiredSubscription[];
+    };
 
 /** A desired state, checked: every entry well-formed, names present and unique. */
 export interface CheckedDesired {

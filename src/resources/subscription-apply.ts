@@ -17,6 +17,7 @@ export interface AppliedChange extends SubscriptionChange {
 
 /** What `client.subscriptions.apply` resolves to. */
 export interface SubscriptionApplyResult {
+  /** The webhook the plan was for. */
   webhookId: NumericId;
   /** Whether the webhook's own settings were set (the plan had them). */
   webhookUpdated: boolean;

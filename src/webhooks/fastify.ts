@@ -16,11 +16,14 @@ export interface FastifyWebhooksOptions<T = unknown> extends WebhookReceiverOpti
  * `fastify` installed.
  */
 export interface FastifyInstanceLike {
+  /** Drops the body parsers of the plugin's own context (the app's stay). */
   removeAllContentTypeParsers(): unknown;
+  /** Adds the catch-all parser that leaves the body unread. */
   addContentTypeParser(
     contentType: string,
     parser: (request: unknown, payload: unknown, done: (error: Error | null, body?: unknown) => void) => void,
   ): unknown;
+  /** Adds the receiver's route. */
   post(
     path: string,
     handler: (request: { raw: NodeRequestLike }, reply: FastifyReplyLike) => unknown,
@@ -29,8 +32,11 @@ export interface FastifyInstanceLike {
 
 /** The parts of a Fastify reply the plugin uses. */
 export interface FastifyReplyLike {
+  /** Sets the status. */
   code(status: number): FastifyReplyLike;
+  /** Sets headers. */
   headers(values: Record<string, string>): FastifyReplyLike;
+  /** Sends the body. */
   send(body: string): unknown;
 }
 

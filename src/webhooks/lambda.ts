@@ -10,18 +10,33 @@ export interface LambdaHttpEvent {
   /** v1 and ALB. */
   httpMethod?: string;
   /** v2 and function URLs: `requestContext.http.method`. */
-  requestContext?: { http?: { method?: string } } | null | undefined;
+  requestContext?:
+    | {
+        /** v2 and function URLs. */
+        http?: {
+          /** The request's method, e.g. `'POST'`. */
+          method?: string;
+        };
+      }
+    | null
+    | undefined;
+  /** The request's headers (v2: copies of one header joined with commas). */
   headers?: Record<string, string | undefined> | null;
   /** v1 and ALB with multi-value headers on: every copy of each header. */
   multiValueHeaders?: Record<string, string[] | undefined> | null;
+  /** The body as text, or base64 when `isBase64Encoded`. */
   body?: string | null;
+  /** Whether `body` is base64. */
   isBase64Encoded?: boolean;
 }
 
 /** What the handler resolves to: the shape every HTTP integration of Lambda accepts. */
 export interface LambdaHttpResult {
+  /** The HTTP status. */
   statusCode: number;
+  /** The response headers. */
   headers: Record<string, string>;
+  /** The JSON body, as text. */
   body: string;
 }
 

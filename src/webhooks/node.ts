@@ -7,19 +7,27 @@ import { createReceiver } from './receive.js';
  * written out so that the types need neither `@types/node` nor a framework's types.
  */
 export interface NodeRequestLike extends AsyncIterable<unknown> {
+  /** The request's method. */
   method?: string | undefined;
+  /** The request's headers, lower-case names. */
   headers: Record<string, string | string[] | undefined>;
   /** Set by a body parser mounted before the receiver (Express, Connect). */
   body?: unknown;
+  /** Whether something read the body stream already. */
   readableDidRead?: boolean;
+  /** Whether the body stream ended already. */
   readableEnded?: boolean;
+  /** The stream's iterator that can stop without destroying the request (Node >= 16.3). */
   iterator?(options?: { destroyOnReturn?: boolean }): AsyncIterable<unknown>;
 }
 
 /** The parts of a node:http `ServerResponse` (or Express `Response`) the receiver uses. */
 export interface NodeResponseLike {
+  /** Whether an answer was sent already. */
   headersSent?: boolean;
+  /** Writes the status and headers. */
   writeHead(status: number, headers: Record<string, string>): unknown;
+  /** Writes the body and ends the answer. */
   end(body: string): unknown;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Every public declaration and field has TSDoc in the types a user's editor reads. The
  * declarations are emitted from the current source in memory (as tsup's dts build does:
- * `stripInternal`), then every export of the four entries and every field reachable from
+ * `stripInternal`), then every export of the entries and every field reachable from
  * them (members, parameters, return types) is checked for a doc comment. Declaration emit
  * drops the comments of a zod schema's fields, so this also catches a public type that is a
  * bare `z.infer`: write it out instead (see test/types/response-types.test-d.ts).
@@ -12,7 +12,13 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ENTRIES = ['src/index.ts', 'src/testing/index.ts', 'src/auth/index.ts', 'src/batch/index.ts'];
+const ENTRIES = [
+  'src/index.ts',
+  'src/testing/index.ts',
+  'src/auth/index.ts',
+  'src/batch/index.ts',
+  'src/webhooks/index.ts',
+];
 // Where the declarations would go; they are kept in memory, nothing is written.
 const OUT = join(ROOT, '.tsdoc-check');
 
@@ -115,7 +121,7 @@ function undocumented(): string[] {
 }
 
 describe('TSDoc on the public types', () => {
-  it('every export of ., ./testing, ./auth and ./batch, and every field reachable from one, has a doc comment', () => {
+  it('every export of ., ./testing, ./auth, ./batch and ./webhooks, and every field reachable from one, has a doc comment', () => {
     expect(undocumented()).toEqual([]);
   }, 120_000);
 });

@@ -9,7 +9,7 @@ import {
   sameFilters,
 } from '../../src/resources/subscription-plan.js';
 import { schemas } from '../../src/schemas/load.js';
-import type { Subscription } from '../../src/schemas/subscriptions.js';
+import type { FilterCondition, Subscription } from '../../src/schemas/subscriptions.js';
 
 const s = await schemas();
 const check = (desired: unknown) =>
@@ -236,12 +236,14 @@ describe('planSubscriptions', () => {
               live(nextId++, body.name, {
                 webhookEvent: body.webhookEvent,
                 isActive: body.isActive ?? true,
-                filters: body.filters ?? { fields: [] },
+                filters: (body.filters ?? { fields: [] }) as Subscription['filters'],
               }),
             );
           } else {
             subs = subs.map((sub) =>
-              sub.webhookSubscriptionId === change.subscriptionId ? { ...sub, ...change.patch } : sub,
+              sub.webhookSubscriptionId === change.subscriptionId
+                ? ({ ...sub, ...change.patch } as Subscription)
+                : sub,
             );
           }
         }
@@ -266,11 +268,11 @@ describe('sameFilters: filters compared as sets', () => {
     expect(sameFilters({ fields: [a] }, { fields: [{ ...a, operator: 'notEquals' }] })).toBe(false);
     expect(sameFilters({ fields: [a] }, { fields: [{ ...a, name: 'eventType' }] })).toBe(false);
     // A field only the server adds makes no difference; one the file gives does.
-    expect(sameFilters({ fields: [a] }, { fields: [{ ...a, id: 9 }] })).toBe(true);
-    expect(sameFilters({ fields: [{ ...a, caseSensitive: true }] }, { fields: [a] })).toBe(false);
-    expect(
-      sameFilters({ fields: [{ ...a, caseSensitive: true }] }, { fields: [{ ...a, caseSensitive: true }] }),
-    ).toBe(true);
+    const withId = { ...a, id: 9 } as FilterCondition;
+    const caseSensitive = { ...a, caseSensitive: true } as FilterCondition;
+    expect(sameFilters({ fields: [a] }, { fields: [withId] })).toBe(true);
+    expect(sameFilters({ fields: [caseSensitive] }, { fields: [a] })).toBe(false);
+    expect(sameFilters({ fields: [caseSensitive] }, { fields: [{ ...caseSensitive }] })).toBe(true);
   });
 
   it('property: equal to any permutation with repeats; differs when a condition is missing', () => {
