@@ -257,6 +257,7 @@ describe('receiveWebhook with the README handler: a cut or oversized body is a 4
       expect((error as WebhookVerificationError).reason).toBe('invalid_body');
       expect((error as Error).message).toMatch(/cut off/);
       expect((error as Error).cause).toBeInstanceOf(Error);
+      expect((error as WebhookVerificationError).issues).toEqual([{ path: '', message: 'body cut off' }]);
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
@@ -352,6 +353,80 @@ describe('headerValue as a list (rotation), in verifyWebhook and receiveWebhook'
       }
       expect(error).toBeInstanceOf(ClaimsValidationError);
       expect((error as ClaimsValidationError).issues.map((i) => i.path)).toEqual([path]);
+    }
+  });
+});
+
+describe('verifyWebhook and receiveWebhook: the exact words and bounds', () => {
+  const headers = { 'x-hook-secret': options.headerValue };
+
+  it('headers that are not headers, or no request at all: ClaimsValidationError naming headers', async () => {
+    for (const bad of [null, 'x-hook-secret: v', 7]) {
+      let error: unknown;
+      try {
+        verifyWebhook(bad as never, body, options);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ClaimsValidationError);
+      expect((error as ClaimsValidationError).issues).toEqual([
+        { path: 'headers', message: "must be the request's headers (a record or Headers)" },
+      ]);
+    }
+    await expect(receiveWebhook(undefined as never, options)).rejects.toMatchObject({
+      issues: [{ path: 'headers', message: "must be the request's headers (a record or Headers)" }],
+    });
+  });
+
+  it('the missing-header message names the header', () => {
+    expect(failure(() => verifyWebhook({}, body, options)).message).toBe(
+      'Webhook header X-Hook-Secret is missing',
+    );
+  });
+
+  it('a body of exactly maxBodyBytes is read, with or without a Content-Length; one byte more is not', async () => {
+    const exact = `${body}${' '.repeat(10)}`;
+    const max = Buffer.byteLength(exact);
+    const server = createServer(async (req, res) => {
+      try {
+        await receiveWebhook(req, { ...options, maxBodyBytes: max });
+        res.writeHead(200).end();
+      } catch (error) {
+        res.writeHead(400).end(JSON.stringify((error as WebhookVerificationError).issues));
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const post = (payload: string, chunked: boolean) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            headers: { ...headers, ...(chunked ? { 'transfer-encoding': 'chunked' } : {}) },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => {
+              text += c.toString();
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      });
+    try {
+      for (const chunked of [false, true]) {
+        expect((await post(exact, chunked)).status).toBe(200);
+        const over = await post(`${exact} `, chunked);
+        expect(over.status).toBe(400);
+        expect(JSON.parse(over.text)).toEqual([{ path: '', message: `larger than ${max} bytes` }]);
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });

@@ -9,5 +9,6 @@ export function generateHeaderValue(): string {
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(32));
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  // 32 bytes are 44 base64 characters, the last one the single `=` of padding.
+  return btoa(binary).slice(0, 43).replace(/\+/g, '-').replace(/\//g, '_');
 }

@@ -5,7 +5,6 @@
  * on workerd, Deno, Bun and Vercel Edge too.
  */
 
-export { WebhookVerificationError } from '../errors.js';
 export type { WebhookHeaders, WebhookVerifyOptions } from '../internal/webhook-delivery.js';
 export type { DeliveryStore } from './delivery-store.js';
 export {

@@ -75,7 +75,8 @@ function eventBody(event: LambdaHttpEvent, max: number): BodyRead {
   } catch {
     return new BodyProblem(400, 'the body is marked base64 but is not valid base64');
   }
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return rawBody(bytes, max);
+  return rawBody(
+    Uint8Array.from(text, (c) => c.charCodeAt(0)),
+    max,
+  );
 }

@@ -81,10 +81,11 @@ export class MemoryDeliveryStore implements DeliveryStore {
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     if (this.#entries.size <= this.#maxEntries) return;
+    // One key was added, so forgetting one (the oldest done one) restores the bound.
     for (const [oldest, { held }] of this.#entries) {
       if (held) continue;
       this.#entries.delete(oldest);
-      if (this.#entries.size <= this.#maxEntries) return;
+      return;
     }
   }
 

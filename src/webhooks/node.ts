@@ -17,8 +17,6 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   readableDidRead?: boolean;
   /** Whether the body stream ended already. */
   readableEnded?: boolean;
-  /** The stream's iterator that can stop without destroying the request (Node >= 16.3). */
-  iterator?(options?: { destroyOnReturn?: boolean }): AsyncIterable<unknown>;
 }
 
 /** The parts of a node:http `ServerResponse` (or Express `Response`) the receiver uses. */
@@ -68,6 +66,6 @@ export async function readNodeRequest(req: NodeRequestLike, max: number): Promis
   if (typeof body === 'string' || body instanceof Uint8Array) return rawBody(body, max);
   if (body !== undefined) return consumedProblem(`req.body is already set, to a ${typeof body}`);
   if (req.readableDidRead || req.readableEnded) return consumedProblem('the request stream was already read');
-  // Past the cap the request is not destroyed, so the 413 still reaches the sender.
-  return collect(req.iterator?.({ destroyOnReturn: false }) ?? req, max);
+  // Past the cap the stream stops; Node still sends the 413 before the connection closes.
+  return collect(req, max);
 }

@@ -3,8 +3,10 @@ import {
   acceptedValues,
   checkVerifyOptions,
   findHeader,
+  missingHeader,
   parseDelivery,
   type WebhookHeaders,
+  wrongHeader,
 } from '../internal/webhook-delivery.js';
 import { type Answer, answer, refusal } from './answer.js';
 import type { DeliveryStore } from './delivery-store.js';
@@ -38,8 +40,11 @@ export function createReceiver<T>(options: WebhookReceiverOptions<T>, onDelivery
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const matches = secretCheck([...acceptedValues(options)]);
   const report = options.onError ?? ((error: unknown) => console.error('claims webhook receiver:', error));
-  const store: DeliveryStore | undefined = deduplicate && (deduplicate.store ?? new MemoryDeliveryStore());
-  const leaseMs = deduplicate?.leaseMs ?? DEFAULT_LEASE_MS;
+  const dedupe = deduplicate && {
+    key: deduplicate.key,
+    store: deduplicate.store ?? new MemoryDeliveryStore(),
+    leaseMs: deduplicate.leaseMs ?? DEFAULT_LEASE_MS,
+  };
 
   const failed = (error: unknown, message: string): Answer => {
     safely(report, error);
@@ -51,8 +56,8 @@ export function createReceiver<T>(options: WebhookReceiverOptions<T>, onDelivery
       return refusal(405, 'only POST is accepted', { allow: 'POST' });
     }
     const received = findHeader(incoming.headers, headerName);
-    if (received === undefined) return refusal(401, `Webhook header ${headerName} is missing`);
-    if (!(await matches(received))) return refusal(401, `Webhook header ${headerName} has the wrong value`);
+    if (received === undefined) return refusal(401, missingHeader(headerName).message);
+    if (!(await matches(received))) return refusal(401, wrongHeader(headerName).message);
 
     const declared = Number(findHeader(incoming.headers, 'content-length'));
     const body = declared > max ? tooLargeProblem(max) : await incoming.read(max);
@@ -68,10 +73,12 @@ export function createReceiver<T>(options: WebhookReceiverOptions<T>, onDelivery
       return answer(400, issues.length > 0 ? { error: message, issues } : { error: message });
     }
 
-    let key: string | undefined;
-    if (deduplicate && store) {
+    // The key this request holds in the store, when deduplicating.
+    let held: { store: DeliveryStore; key: string } | undefined;
+    if (dedupe) {
+      let key: unknown;
       try {
-        key = deduplicate.key(payload);
+        key = dedupe.key(payload);
       } catch (error) {
         return failed(error, 'deduplicate.key failed on this payload');
       }
@@ -81,21 +88,22 @@ export function createReceiver<T>(options: WebhookReceiverOptions<T>, onDelivery
           'deduplicate.key gave no key for this payload',
         );
       }
-      if (!(await store.claim(key, leaseMs))) {
-        return (await store.isDone?.(key))
+      if (!(await dedupe.store.claim(key, dedupe.leaseMs))) {
+        return (await dedupe.store.isDone?.(key))
           ? answer(200, { received: true, duplicate: true })
           : refusal(409, 'a copy of this delivery is being processed; send it again later');
       }
+      held = { store: dedupe.store, key };
     }
 
     try {
-      await onDelivery(payload, { headers: withoutHeader(incoming.headers, headerName), key });
+      await onDelivery(payload, { headers: withoutHeader(incoming.headers, headerName), key: held?.key });
     } catch (error) {
-      if (key !== undefined) await store?.release(key).catch(report);
+      if (held) await held.store.release(held.key).catch(report);
       return failed(error, 'the delivery handler failed');
     }
     // The handler ran: a store failure now must not make the sender send it again.
-    if (key !== undefined) await store?.done(key).catch(report);
+    if (held) await held.store.done(held.key).catch(report);
     return answer(200, { received: true });
   }
 

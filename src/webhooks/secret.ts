@@ -21,7 +21,7 @@ export function secretCheck(accepted: readonly string[]): SecretCheck {
     let matched = false;
     for (const want of wanted) {
       let diff = 0;
-      for (let i = 0; i < want.length; i++) diff |= (got[i] as number) ^ (want[i] as number);
+      for (const [i, byte] of want.entries()) diff |= byte ^ (got[i] as number);
       matched = diff === 0 || matched;
     }
     return matched;

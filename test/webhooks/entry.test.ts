@@ -54,7 +54,6 @@ describe('the ./webhooks entry', () => {
     const webhooks = await import('../../src/webhooks/index.js');
     expect(Object.keys(webhooks).sort()).toEqual([
       'MemoryDeliveryStore',
-      'WebhookVerificationError',
       'createLambdaHandler',
       'createNodeMiddleware',
       'createWebMiddleware',

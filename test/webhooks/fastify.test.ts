@@ -4,13 +4,17 @@ import { fastifyWebhooks } from '../../src/webhooks/index.js';
 import { send } from './http-send.js';
 import { delivery, HEADER, receiverContract, SECRET } from './receiver-contract.js';
 
-receiverContract('Fastify', async (options, onDelivery) => {
-  const app = Fastify();
-  await app.register(fastifyWebhooks, { path: '/hooks/claims', ...options, onDelivery });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as { port: number };
-  return { send: (r) => send(port, '/hooks/claims', r), close: () => app.close() };
-});
+receiverContract(
+  'Fastify',
+  async (options, onDelivery) => {
+    const app = Fastify();
+    await app.register(fastifyWebhooks, { path: '/hooks/claims', ...options, onDelivery });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as { port: number };
+    return { send: (r) => send(port, '/hooks/claims', r), close: () => app.close() };
+  },
+  { routed: true },
+);
 
 describe('fastifyWebhooks in an app', () => {
   it("the rest of the app keeps Fastify's JSON parser; the plugin's route reads the raw body", async () => {

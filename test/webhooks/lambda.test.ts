@@ -115,3 +115,57 @@ describe('createLambdaHandler: what only events have', () => {
     expect((await handler({ requestContext: { http: { method: 'GET' } } })).statusCode).toBe(405);
   });
 });
+
+describe('createLambdaHandler: events with parts missing or lying', () => {
+  const options = { headerName: HEADER, headerValue: SECRET };
+
+  it('no event, no method, no body at all: 405, 405, and 400 "empty"', async () => {
+    const handler = createLambdaHandler(options, () => {});
+    expect((await handler(undefined as never)).statusCode).toBe(405);
+    expect((await handler({ headers: { [HEADER]: SECRET }, body: delivery() })).statusCode).toBe(405);
+    for (const body of [undefined, null]) {
+      const res = await handler({ httpMethod: 'POST', headers: { [HEADER]: SECRET }, body });
+      expect(res.statusCode).toBe(400);
+      expect(JSON.parse(res.body)).toEqual({ error: 'Webhook body is empty' });
+    }
+  });
+
+  it('a Content-Length over the cap is refused by itself, whatever the body', async () => {
+    let calls = 0;
+    const handler = createLambdaHandler({ ...options, maxBodyBytes: 1000 }, () => void calls++);
+    const res = await handler({
+      httpMethod: 'POST',
+      headers: { [HEADER]: SECRET, 'content-length': '1001' },
+      body: delivery(),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(calls).toBe(0);
+  });
+
+  it('a base64 body is decoded while its length could still hold maxBodyBytes, refused past that', async () => {
+    const handler = createLambdaHandler({ ...options, maxBodyBytes: 100 }, () => {});
+    const event = (body: string) => ({
+      httpMethod: 'POST',
+      headers: { [HEADER]: SECRET },
+      body,
+      isBase64Encoded: true,
+    });
+    // 100 bytes take at most 136 base64 characters; up to 140 are decoded (here: not base64, so 400).
+    expect((await handler(event('%'.repeat(140)))).statusCode).toBe(400);
+    expect((await handler(event('%'.repeat(141)))).statusCode).toBe(413);
+    const exact = Buffer.from(`{"pad":"${'x'.repeat(90)}"}`).toString('base64');
+    expect((await handler(event(exact))).statusCode).toBe(200);
+  });
+
+  it('headers without a value are left out of the handler’s headers', async () => {
+    const seen: Headers[] = [];
+    const handler = createLambdaHandler(options, (_p, { headers }) => void seen.push(headers));
+    await handler({
+      httpMethod: 'POST',
+      headers: { [HEADER]: SECRET, 'x-gone': undefined, 'x-kept': 'v' },
+      body: '{}',
+    });
+    expect(seen[0]?.has('x-gone')).toBe(false);
+    expect(seen[0]?.get('x-kept')).toBe('v');
+  });
+});

@@ -114,3 +114,33 @@ describe('MemoryDeliveryStore bounds', () => {
     );
   });
 });
+
+describe('MemoryDeliveryStore expiry, to the millisecond', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it('a hold that ran out behind a live one is free (the sweep stops at the live one)', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = new MemoryDeliveryStore();
+    await store.claim('long', 60_000);
+    await store.claim('short', 100);
+    vi.setSystemTime(99);
+    expect(await store.claim('short', 100)).toBe(false);
+    vi.setSystemTime(100); // its hold ends at 100 exactly
+    expect(await store.claim('short', 100)).toBe(true);
+    expect(await store.claim('long', 100)).toBe(false);
+  });
+
+  it('a done key behind a live one is forgotten at its retention to the millisecond', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = new MemoryDeliveryStore({ retentionMs: 50 });
+    await store.claim('long', 60_000);
+    await store.claim('k', 1000);
+    await store.done('k');
+    vi.setSystemTime(49);
+    expect(await store.isDone('k')).toBe(true);
+    expect(await store.claim('k', 1000)).toBe(false);
+    vi.setSystemTime(50);
+    expect(await store.isDone('k')).toBe(false);
+    expect(await store.claim('k', 1000)).toBe(true);
+  });
+});

@@ -11,14 +11,18 @@ receiverContract('node:http', async (options, onDelivery) => {
   return { send: (r) => send(port, '/hooks', r), close: () => closeServer(server) };
 });
 
-receiverContract('Express', async (options, onDelivery) => {
-  const app = express();
-  app.post('/hooks/claims', createNodeMiddleware(options, onDelivery));
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as { port: number };
-  return { send: (r) => send(port, '/hooks/claims', r), close: () => closeServer(server) };
-});
+receiverContract(
+  'Express',
+  async (options, onDelivery) => {
+    const app = express();
+    app.post('/hooks/claims', createNodeMiddleware(options, onDelivery));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    return { send: (r) => send(port, '/hooks/claims', r), close: () => closeServer(server) };
+  },
+  { routed: true },
+);
 
 describe('createNodeMiddleware behind body parsers (Express)', () => {
   const options = { headerName: HEADER, headerValue: SECRET };
@@ -136,6 +140,116 @@ describe('createNodeMiddleware behind body parsers (Express)', () => {
       expect(calls).toBe(0);
       // The server still answers the next sender.
       expect((await send(port, '/', request)).status).toBe(200);
+    } finally {
+      await closeServer(server);
+    }
+  });
+});
+
+describe('createNodeMiddleware with requests and answers it did not make', () => {
+  const options = { headerName: HEADER, headerValue: SECRET, onError: () => {} };
+  /** A request as node:http would hand it over, its body given as chunks. */
+  function fakeRequest(chunks: unknown[], extra: Record<string, unknown> = {}) {
+    return {
+      method: 'POST',
+      headers: { [HEADER.toLowerCase()]: SECRET },
+      async *[Symbol.asyncIterator]() {
+        yield* chunks;
+      },
+      ...extra,
+    };
+  }
+  /** An answer that records what was written; resolves `written` once it ends. */
+  function fakeResponse(headersSent = false) {
+    let done!: (value: { status: number; body: string }) => void;
+    const written = new Promise<{ status: number; body: string }>((resolve) => {
+      done = resolve;
+    });
+    let status = 0;
+    return {
+      written,
+      res: {
+        headersSent,
+        writeHead: (s: number) => {
+          status = s;
+        },
+        end: (body: string) => done({ status, body }),
+      },
+    };
+  }
+
+  it('with next, a request without a method is passed on', () => {
+    let passed = 0;
+    createNodeMiddleware(options, () => {})(
+      { headers: {}, async *[Symbol.asyncIterator]() {} },
+      fakeResponse().res,
+      () => {
+        passed++;
+      },
+    );
+    expect(passed).toBe(1);
+  });
+
+  it('an answer someone already sent is not written again', async () => {
+    let onDelivery!: () => void;
+    const handled = new Promise<void>((resolve) => {
+      onDelivery = resolve;
+    });
+    let writes = 0;
+    const res = { headersSent: true, writeHead: () => void writes++, end: () => void writes++ };
+    createNodeMiddleware(options, onDelivery)(fakeRequest([delivery()]), res);
+    await handled;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(writes).toBe(0);
+  });
+
+  it('a stream something began to read, or that ended, is refused: 500', async () => {
+    for (const extra of [
+      { readableDidRead: true, readableEnded: false },
+      { readableDidRead: false, readableEnded: true },
+    ]) {
+      const { res, written } = fakeResponse();
+      createNodeMiddleware(options, () => {})(fakeRequest([delivery()], extra), res);
+      const answer = await written;
+      expect(answer.status).toBe(500);
+      expect(JSON.parse(answer.body).error).toMatch(/the request stream was already read/);
+    }
+  });
+
+  it('text chunks (a stream set to utf8) are read as the bytes they stand for; a plain iterable works', async () => {
+    const seen: unknown[] = [];
+    const text = delivery('d', { detail: 'Gebäude 東京 🏠' });
+    const { res, written } = fakeResponse();
+    createNodeMiddleware({ ...options, maxBodyBytes: Buffer.byteLength(text) }, (p) => void seen.push(p))(
+      fakeRequest([text.slice(0, 20), text.slice(20)]),
+      res,
+    );
+    expect((await written).status).toBe(200);
+    expect(seen).toEqual([JSON.parse(text)]);
+    // One byte less than the text's bytes (not its characters): 413.
+    const over = fakeResponse();
+    createNodeMiddleware({ ...options, maxBodyBytes: Buffer.byteLength(text) - 1 }, () => {})(
+      fakeRequest([text]),
+      over.res,
+    );
+    expect((await over.written).status).toBe(413);
+  });
+
+  it('express.text() of non-ASCII text: the cap counts bytes, not characters', async () => {
+    const text = delivery('d', { detail: '東京'.repeat(20) });
+    const app = express();
+    app.post(
+      '/hooks',
+      express.text({ type: '*/*' }),
+      createNodeMiddleware({ ...options, maxBodyBytes: Buffer.byteLength(text) - 1 }, () => {}),
+    );
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      expect(text.length).toBeLessThan(Buffer.byteLength(text) - 1);
+      const res = await send(port, '/hooks', { headers: { [HEADER]: SECRET }, body: text, chunked: true });
+      expect(res.status).toBe(413);
     } finally {
       await closeServer(server);
     }

@@ -64,6 +64,14 @@ describe('a receiver refuses, when it is created, options that cannot work', () 
       { ...base, deduplicate: { key: String, leaseMs: 1.5 } },
       [['deduplicate.leaseMs', /positive/]],
     ],
+    [
+      'leaseMs 0',
+      { ...base, deduplicate: { key: String, leaseMs: 0 } },
+      [['deduplicate.leaseMs', /positive/]],
+    ],
+    ['deduplicate null', { ...base, deduplicate: null }, [['deduplicate.key', /function/]]],
+    ['maxBodyBytes 1.5', { ...base, maxBodyBytes: 1.5 }, [['maxBodyBytes', /positive whole/]]],
+    ['maxBodyBytes "10"', { ...base, maxBodyBytes: '10' }, [['maxBodyBytes', /positive whole/]]],
     ['no options', undefined, [['headerName'], ['headerValue']]],
   ])('%s', (_label, options, expected) => {
     const issues = creationIssues(options) as Array<{ path: string; message: string }>;

@@ -53,21 +53,38 @@ async function until(check: () => boolean): Promise<void> {
   expect(check()).toBe(true);
 }
 
-export function receiverContract(name: string, start: StartReceiver, opts: { chunked?: boolean } = {}): void {
+/**
+ * `chunked: false`: the transport cannot send a body without a length (Lambda events).
+ * `routed: true`: the framework routes only POST to the receiver (its own 404 for the rest).
+ */
+export function receiverContract(
+  name: string,
+  start: StartReceiver,
+  opts: { chunked?: boolean; routed?: boolean } = {},
+): void {
   describe(`${name}: the receiver contract`, () => {
-    const base = { headerName: HEADER, headerValue: SECRET, onError: () => {} };
+    const base = { headerName: HEADER, headerValue: SECRET };
 
+    /**
+     * Runs `body` against a started receiver. Unless the test gives its own `onError`, nothing
+     * may reach it: only a 500 is reported, and these tests expect none.
+     */
     async function withReceiver(
       options: Partial<WebhookReceiverOptions<unknown>>,
       onDelivery: OnDelivery<unknown>,
       body: (r: StartedReceiver) => Promise<void>,
     ): Promise<void> {
-      const receiver = await start({ ...base, ...options } as WebhookReceiverOptions<unknown>, onDelivery);
+      const errors: unknown[] = [];
+      const receiver = await start(
+        { ...base, onError: (e) => void errors.push(e), ...options } as WebhookReceiverOptions<unknown>,
+        onDelivery,
+      );
       try {
         await body(receiver);
       } finally {
         await receiver.close();
       }
+      expect(errors).toEqual([]);
     }
 
     it('a good delivery: 200, the handler gets the payload and the headers without the secret one', async () => {
@@ -80,6 +97,7 @@ export function receiverContract(name: string, start: StartReceiver, opts: { chu
           expect(res.status).toBe(200);
           expect(JSON.parse(res.body)).toEqual({ received: true });
           expect(res.headers['content-type']).toMatch(/^application\/json/);
+          expect(res.headers['cache-control']).toBe('no-store');
         },
       );
       expect(seen).toHaveLength(1);
@@ -103,6 +121,13 @@ export function receiverContract(name: string, start: StartReceiver, opts: { chu
           const missing = await r.send({ ...good(), headers: { 'content-type': 'application/json' } });
           expect(missing.status).toBe(401);
           expect(JSON.parse(missing.body)).toEqual({ error: `Webhook header ${HEADER} is missing` });
+          const other = await r.send({ ...good(), method: 'PUT' });
+          if (opts.routed) expect(other.status).toBe(404);
+          else {
+            expect(other.status).toBe(405);
+            expect(other.headers.allow).toBe('POST');
+            expect(JSON.parse(other.body)).toEqual({ error: 'only POST is accepted' });
+          }
         },
       );
       expect(calls).toBe(0);
@@ -159,6 +184,21 @@ export function receiverContract(name: string, start: StartReceiver, opts: { chu
       });
     }
 
+    if (opts.chunked !== false) {
+      it('a body in many chunks is read whole, byte for byte', async () => {
+        const seen: unknown[] = [];
+        const body = delivery('d-big', { detail: 'Schaden am Gebäude — 東京 🏠 '.repeat(3000) });
+        await withReceiver(
+          {},
+          (p) => void seen.push(p),
+          async (r) => {
+            expect((await r.send({ ...good(body), chunked: true })).status).toBe(200);
+          },
+        );
+        expect(seen).toEqual([JSON.parse(body)]);
+      });
+    }
+
     it('bad JSON, an empty body, a body the schema refuses: 400, saying why', async () => {
       const schema = z.object({ deliveryId: z.string(), data: z.object({ incidentId: z.string() }) });
       let calls = 0;
@@ -176,6 +216,7 @@ export function receiverContract(name: string, start: StartReceiver, opts: { chu
           expect(empty.status).toBe(400);
           const shape = await r.send(good('{"deliveryId":7,"data":{}}'));
           expect(shape.status).toBe(400);
+          expect(JSON.parse(shape.body).error).toBe('Webhook body does not have the expected shape');
           expect(JSON.parse(shape.body).issues.map((i: { path: string }) => i.path)).toEqual([
             'deliveryId',
             'data.incidentId',
@@ -226,8 +267,9 @@ export function receiverContract(name: string, start: StartReceiver, opts: { chu
       });
       let calls = 0;
       const dedupe = { key: (p: unknown) => (p as { deliveryId: string }).deliveryId };
+      const errors: unknown[] = [];
       await withReceiver(
-        { deduplicate: dedupe },
+        { deduplicate: dedupe, onError: (e) => void errors.push(e) },
         async (p) => {
           calls++;
           if ((p as { deliveryId: string }).deliveryId === 'fails' && calls === 2) throw new Error('once');
@@ -250,6 +292,7 @@ export function receiverContract(name: string, start: StartReceiver, opts: { chu
           expect(calls).toBe(3);
         },
       );
+      expect(errors.map(String)).toEqual(['Error: once']);
     });
   });
 }

@@ -49,28 +49,36 @@ receiverContract(
   },
 );
 
-receiverContract('Hono, through app.request', async (options, onDelivery) => {
-  const handle = createWebMiddleware(options, onDelivery);
-  const app = new Hono();
-  app.post('/hooks/claims', (c) => handle(c.req.raw));
-  return {
-    send: async (r) => received(await app.request(webRequest('http://receiver.test/hooks/claims', r))),
-    close: async () => {},
-  };
-});
+receiverContract(
+  'Hono, through app.request',
+  async (options, onDelivery) => {
+    const handle = createWebMiddleware(options, onDelivery);
+    const app = new Hono();
+    app.post('/hooks/claims', (c) => handle(c.req.raw));
+    return {
+      send: async (r) => received(await app.request(webRequest('http://receiver.test/hooks/claims', r))),
+      close: async () => {},
+    };
+  },
+  { routed: true },
+);
 
-receiverContract('Hono on its Node server (@hono/node-server)', async (options, onDelivery) => {
-  const handle = createWebMiddleware(options, onDelivery);
-  const app = new Hono();
-  app.post('/hooks/claims', (c) => handle(c.req.raw));
-  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    send: (r) => send(port, '/hooks/claims', r),
-    close: () => closeServer(server as unknown as import('node:http').Server),
-  };
-});
+receiverContract(
+  'Hono on its Node server (@hono/node-server)',
+  async (options, onDelivery) => {
+    const handle = createWebMiddleware(options, onDelivery);
+    const app = new Hono();
+    app.post('/hooks/claims', (c) => handle(c.req.raw));
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    return {
+      send: (r) => send(port, '/hooks/claims', r),
+      close: () => closeServer(server as unknown as import('node:http').Server),
+    };
+  },
+  { routed: true },
+);
 
 describe('createWebMiddleware after something read the body', () => {
   it('a Hono middleware that parsed the JSON first: 500, saying so', async () => {
@@ -117,5 +125,40 @@ describe('createWebMiddleware after something read the body', () => {
     expect(res.status).toBe(400);
     expect((await res.json()).error).toMatch(/cut off/);
     expect(calls).toBe(0);
+  });
+});
+
+describe('createWebMiddleware reading the stream', () => {
+  it('a POST with no body: 400, the body is empty', async () => {
+    const handle = createWebMiddleware({ headerName: HEADER, headerValue: SECRET }, () => {});
+    const res = await handle(
+      new Request('http://x/hooks', { method: 'POST', headers: { [HEADER]: SECRET } }),
+    );
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'Webhook body is empty' });
+  });
+
+  it('a stream over the cap is cancelled: nothing more of it is read', async () => {
+    let pulls = 0;
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls++;
+        controller.enqueue(new Uint8Array(1024).fill(0x20));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const handle = createWebMiddleware(
+      { headerName: HEADER, headerValue: SECRET, maxBodyBytes: 4096 },
+      () => {},
+    );
+    const init = { method: 'POST', headers: { [HEADER]: SECRET }, body: stream, duplex: 'half' };
+    const res = await handle(new Request('http://x/hooks', init as RequestInit));
+    expect(res.status).toBe(413);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(cancelled).toBe(true);
+    expect(pulls).toBeLessThan(10);
   });
 });
