@@ -248,8 +248,10 @@ describe('createNodeMiddleware with requests and answers it did not make', () =>
     try {
       const port = (server.address() as { port: number }).port;
       expect(text.length).toBeLessThan(Buffer.byteLength(text) - 1);
-      const res = await send(port, '/hooks', { headers: { [HEADER]: SECRET }, body: text, chunked: true });
+      const headers = { [HEADER]: SECRET, 'content-type': 'text/plain; charset=utf-8' };
+      const res = await send(port, '/hooks', { headers, body: text, chunked: true });
       expect(res.status).toBe(413);
+      expect(JSON.parse(res.body).error).toBe(`the body is larger than ${Buffer.byteLength(text) - 1} bytes`);
     } finally {
       await closeServer(server);
     }
