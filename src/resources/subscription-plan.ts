@@ -206,18 +206,14 @@ function liveFilters(subscription: Subscription): SubscriptionFilters {
   return { fields: subscription.filters?.fields ?? [] };
 }
 
-const CONDITION_KEYS = ['name', 'operator', 'value'];
-
 /**
- * Filters compared as sets of conditions. A condition is compared on its three documented
- * fields plus any other field a desired condition gives (a field only the server adds does
- * not make a difference that could never be applied away).
+ * Filters compared as sets of conditions. A condition is compared on the fields the desired
+ * conditions give (always `name`, `operator` and `value`, which the desired state's checks
+ * require, plus any other): a field only the server adds makes no difference that could never
+ * be applied away.
  */
 export function sameFilters(want: SubscriptionFilters, have: SubscriptionFilters): boolean {
-  const extra = [...new Set(want.fields.flatMap((c) => Object.keys(c)))]
-    .filter((k) => !CONDITION_KEYS.includes(k))
-    .sort();
-  const keys = [...CONDITION_KEYS, ...extra];
+  const keys = [...new Set(want.fields.flatMap((c) => Object.keys(c)))];
   const key = (c: FilterCondition) =>
     JSON.stringify(keys.map((k) => (c as unknown as Record<string, unknown>)[k] ?? null));
   const a = new Set(want.fields.map(key));
@@ -230,23 +226,21 @@ export function sameFilters(want: SubscriptionFilters, have: SubscriptionFilters
  * equal for the same subscriptions, whatever order the API lists them in.
  */
 export async function fingerprintOf(live: readonly Subscription[]): Promise<string> {
+  // Each subscription as text, the texts sorted: one order for one set, whatever the API's.
   const canonical = live
-    .map((s) => [
-      String(s.webhookSubscriptionId),
-      nameOf(s),
-      s.webhookEvent,
-      s.isActive,
-      liveFilters(s)
-        .fields.map((c) => JSON.stringify(Object.entries(c).sort(([a], [b]) => (a < b ? -1 : 1))))
-        .sort(),
-    ])
-    .sort((a, b) => idOrder(a[0] as string, b[0] as string));
+    .map((s) =>
+      JSON.stringify([
+        String(s.webhookSubscriptionId),
+        nameOf(s),
+        s.webhookEvent,
+        s.isActive,
+        liveFilters(s)
+          .fields.map((c) => JSON.stringify([c.name, c.operator, c.value]))
+          .sort(),
+      ]),
+    )
+    .sort();
   const bytes = new TextEncoder().encode(JSON.stringify(canonical));
   const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', bytes));
   return `sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')}`;
-}
-
-/** Ids as numbers of any length, compared by their digits. */
-function idOrder(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

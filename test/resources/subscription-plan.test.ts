@@ -316,6 +316,21 @@ describe('fingerprintOf', () => {
     ]) {
       expect(await fingerprintOf(changed)).not.toBe(fp);
     }
+    // Conditions in another order, with their fields in another order, or listed twice: the same.
+    const shuffled = {
+      fields: [{ value: 'B', operator: 'equals', name: 'eventType' }, cond('category', 'A')],
+    };
+    expect(
+      await fingerprintOf([{ ...(subs[0] as Subscription), filters: shuffled }, subs[1] as Subscription]),
+    ).toBe(fp);
+    expect(await fingerprintOf([live(3, 'c'), live(2, 'b')])).toBe(
+      await fingerprintOf([live(2, 'b'), live(3, 'c')]),
+    );
+    expect(
+      await fingerprintOf([live(2, 'b', { filters: { fields: [cond('category', 'Z')] } }), live(10, 'a')]),
+    ).not.toBe(
+      await fingerprintOf([live(2, 'b', { filters: { fields: [cond('category', 'A')] } }), live(10, 'a')]),
+    );
     // Ids compared as numbers, whatever their size: 9 before 10, and digit strings past 2^53.
     expect(await fingerprintOf([live(9, 'x'), live(10, 'y')])).toBe(
       await fingerprintOf([live(10, 'y'), live(9, 'x')]),

@@ -103,7 +103,11 @@ describe('client.subscriptions.plan / apply against the sandbox', () => {
         before: { isActive: true },
       },
     ]);
-    await client.subscriptions.apply(plan);
+    const result = await client.subscriptions.apply(plan);
+    expect(result.applied.map((c) => [c.action, c.subscriptionId])).toEqual([
+      ['update', live['final-reports']?.webhookSubscriptionId],
+      ['disable', live['log-entries']?.webhookSubscriptionId],
+    ]);
     const after = byName(await client.subscriptions.list(webhookId));
     expect(after['final-reports']?.isActive).toBe(true);
     expect(after['log-entries']?.isActive).toBe(false);
@@ -139,7 +143,7 @@ describe('client.subscriptions.plan / apply against the sandbox', () => {
     const before = await client.subscriptions.list(webhookId);
     const error = await client.subscriptions.apply(saved).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SubscriptionPlanError);
-    expect(error).toMatchObject({ failure: 'stale_plan', outcome: 'not_sent' });
+    expect(error).toMatchObject({ failure: 'stale_plan', outcome: 'not_sent', names: [] });
     expect((error as Error).message).toMatch(
       new RegExp(
         `^The subscriptions of webhook ${webhookId} changed since this plan was made; nothing was applied`,
@@ -157,14 +161,37 @@ describe('client.subscriptions.plan / apply against the sandbox', () => {
       .apply({ kind: 'other', changes: [{ action: 'delete' }] } as never)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClaimsValidationError);
-    expect((error as ClaimsValidationError).issues.map((i) => i.path)).toEqual([
-      'kind',
-      'webhookId',
-      'fingerprint',
-      'changes[0].action',
-      'changes[0].patch',
-      'changes[0].subscriptionId',
+    expect((error as ClaimsValidationError).issues).toEqual([
+      { path: 'kind', message: 'is not a subscriptions plan of version 1 (make one with plan)' },
+      { path: 'webhookId', message: 'must be the webhook id' },
+      { path: 'fingerprint', message: 'must be a string' },
+      { path: 'changes[0].action', message: 'must be create, update or disable' },
+      { path: 'changes[0].patch', message: 'must be an object' },
+      { path: 'changes[0].subscriptionId', message: 'is required to update or disable' },
     ]);
+    expect((error as Error).message).toMatch(/^Invalid subscriptions plan: kind: /);
+    const valid = await client.subscriptions.plan(String(newWebhook()), []);
+    const paths = async (plan: unknown) =>
+      (
+        (await client.subscriptions.apply(plan as never).catch((e: unknown) => e)) as ClaimsValidationError
+      ).issues?.map((i) => i.path);
+    expect(await paths({ ...valid, version: 2 })).toEqual(['kind']);
+    expect(await paths({ ...valid, kind: 'x' })).toEqual(['kind']);
+    expect(await paths({ ...valid, changes: 'x' })).toEqual(['changes']);
+    expect(await paths({ ...valid, webhookId: undefined })).toEqual(['webhookId']);
+    expect(
+      await paths({ ...valid, changes: [{ action: 'update', patch: null, subscriptionId: 1 }] }),
+    ).toEqual(['changes[0].patch']);
+    // A string webhook id (as the CLI gives it) is a plan like any other; without webhook settings none are set.
+    const result = await client.subscriptions.apply(valid);
+    expect(result).toEqual({ webhookId: valid.webhookId, webhookUpdated: false, applied: [] });
+    // A create needs no subscriptionId (this one is made, so the plan is stale after it).
+    expect(
+      await paths({
+        ...valid,
+        changes: [{ action: 'create', patch: { name: 'n', webhookEvent: 'New Event' } }],
+      }),
+    ).toBeUndefined();
   });
 
   it('a bad desired state or webhook id: ClaimsValidationError, nothing sent', async () => {
