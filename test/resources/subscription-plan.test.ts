@@ -145,6 +145,9 @@ describe('planSubscriptions', () => {
     const subs = [live(5, null), live(6, null, { isActive: false })];
     expect(plan([], subs).changes).toEqual([]);
     expect(plan([], subs).unnamed).toEqual([5, 6]);
+    // A subscription listed without a name field at all is unnamed too.
+    const { name: _, ...noName } = live(7, null);
+    expect(plan([], [noName as Subscription])).toMatchObject({ changes: [], unnamed: [7] });
     const all = plan([], subs, true);
     expect(all.unnamed).toEqual([]);
     expect(all.changes).toEqual([
@@ -425,6 +428,7 @@ describe('checkDesired', () => {
         message: expect.stringContaining('is a secret and does not belong in this file'),
       });
       expect(JSON.stringify(e.issues) + e.message + JSON.stringify(e)).not.toContain(secret);
+      if (Object.keys(webhook).length === 1) expect(e.issues).toHaveLength(1);
     }
   });
 });
