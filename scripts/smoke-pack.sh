@@ -332,6 +332,46 @@ require('./testing-scenario.cjs')(sdk, testing, 'CommonJS require', process.argv
   .catch((e) => { console.error(e); process.exit(1); });
 JS
 
+# The ./webhooks entry: a node:http receiver and a Web Request receiver, deduplicating, from
+# ESM and CJS; no framework is installed here, so its import must need none.
+cat >"$APP/webhooks-scenario.cjs" <<'JS'
+module.exports = async function webhooksScenario(hooks, how) {
+  const http = require('node:http');
+  const seen = [];
+  const options = {
+    headerName: 'X-Hook-Secret', headerValue: ['old-value', 'new-value'], onError: () => {},
+    deduplicate: { key: (p) => p.deliveryId, store: new hooks.MemoryDeliveryStore({ maxEntries: 10 }) },
+  };
+  const server = http.createServer(hooks.createNodeMiddleware(options, (p) => { seen.push(p.deliveryId); }));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const post = (secret, body) => new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: server.address().port, method: 'POST',
+      headers: { 'x-hook-secret': secret, 'content-type': 'application/json' } }, (res) => { res.resume(); resolve(res.statusCode); });
+    req.on('error', reject);
+    req.end(body);
+  });
+  try {
+    const statuses = [await post('new-value', '{"deliveryId":"d1"}'), await post('new-value', '{"deliveryId":"d1"}'),
+      await post('wrong', '{"deliveryId":"d2"}'), await post('old-value', 'not json')];
+    if (statuses.join() !== '200,200,401,400' || seen.join() !== 'd1') throw new Error(`${how}: node receiver ${statuses} ${seen}`);
+  } finally {
+    server.close();
+  }
+  const handle = hooks.createWebMiddleware({ headerName: 'X-Hook-Secret', headerValue: 'new-value' }, () => {});
+  const res = await handle(new Request('http://x/hooks', { method: 'POST', headers: { 'x-hook-secret': 'new-value' }, body: '{}' }));
+  if (res.status !== 200) throw new Error(`${how}: web receiver answered ${res.status}`);
+  if (!/^[A-Za-z0-9_-]{43}$/.test(hooks.generateHeaderValue())) throw new Error(`${how}: generateHeaderValue`);
+  if (typeof hooks.fastifyWebhooks !== 'function' || typeof hooks.createLambdaHandler !== 'function') throw new Error(`${how}: adapters`);
+  console.log(`smoke: ${how} ./webhooks ok`);
+};
+JS
+cat >>"$APP/esm.mjs" <<'JS'
+const hooks = await import('claims-notification-sdk/webhooks');
+await require('./webhooks-scenario.cjs')(hooks, 'ESM import');
+JS
+cat >>"$APP/cjs.cjs" <<'JS'
+require('./webhooks-scenario.cjs')(require('claims-notification-sdk/webhooks'), 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
+JS
 step "running ESM and CommonJS (msw not installed)"
 (cd "$APP" && node esm.mjs && node cjs.cjs && node otel.cjs && node testing-esm.mjs && node testing-cjs.cjs)
 
@@ -396,6 +436,28 @@ import { ClaimsClient } from 'claims-notification-sdk';
 import { createSandbox, type Sandbox } from 'claims-notification-sdk/testing';
 export const client = new ClaimsClient({ baseUrl: 'https://x.example', accessToken: 't' });
 export const started: Promise<Sandbox> = createSandbox();
+TS
+
+# The ./webhooks types: no framework's types installed, so they must need none.
+for f in types-esm.mts types-bundler.ts; do cat >>"$APP/$f" <<'TS'
+import { createNodeMiddleware, createWebMiddleware, createLambdaHandler, fastifyWebhooks, MemoryDeliveryStore, type DeliveryStore, type WebhookReceiverOptions } from 'claims-notification-sdk/webhooks';
+const hookOptions: WebhookReceiverOptions<{ deliveryId: string }> = {
+  headerName: 'X-Hook-Secret', headerValue: ['a', 'b'], deduplicate: { key: (p) => p.deliveryId, store: new MemoryDeliveryStore() },
+};
+export const nodeHook: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = createNodeMiddleware(hookOptions, async () => {});
+export const webHook: (request: Request) => Promise<Response> = createWebMiddleware(hookOptions, () => {});
+export const lambdaHook = createLambdaHandler(hookOptions, () => {});
+export const plugin = fastifyWebhooks;
+export const store: DeliveryStore = new MemoryDeliveryStore({ retentionMs: 1000 });
+TS
+done
+cat >>"$APP/types-cjs.cts" <<'TS'
+import hooks = require('claims-notification-sdk/webhooks');
+export const handle = hooks.createWebMiddleware({ headerName: 'X-Hook-Secret', headerValue: 'v' }, () => {});
+TS
+cat >>"$APP/types-node10.ts" <<'TS'
+import { createWebMiddleware } from 'claims-notification-sdk/webhooks';
+export const handle = createWebMiddleware({ headerName: 'X-Hook-Secret', headerValue: 'v' }, () => {});
 TS
 
 TSC="$ROOT/node_modules/typescript/bin/tsc"

@@ -38,4 +38,5 @@ export {
 } from './extended-fields.js';
 export { outcomeOf } from './outcome.js';
 export { ClaimsClient } from './platform/web.js';
+export { SubscriptionPlanError } from './resources/subscription-plan.js';
 export { VERSION } from './version.js';

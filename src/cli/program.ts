@@ -5,6 +5,8 @@ import { importCommand } from './import-command.js';
 import { journalList, journalResolve } from './journal-command.js';
 import { addOperations } from './operations.js';
 import { reportError } from './output.js';
+import { addSubscriptionsAsCode, usageExitCode } from './subscriptions-plan.js';
+import { addRotateHeader } from './webhooks-rotate.js';
 
 const HELP_FOOTER = `
 Environment: CLAIMS_BASE_URL (the API's base address) and CLAIMS_TOKEN (the bearer token).
@@ -57,6 +59,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .action((key: string, o: Parameters<typeof journalResolve>[1]) => run(() => journalResolve(key, o)));
 
   addOperations(program, run);
+  addSubscriptionsAsCode(program, run);
+  addRotateHeader(program, run);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -66,7 +70,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         error.code === 'commander.helpDisplayed' ||
         error.code === 'commander.version'
         ? EXIT.ok
-        : EXIT.usage;
+        : usageExitCode(argv, error.message);
     }
     return reportError(error);
   }
