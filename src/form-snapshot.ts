@@ -53,7 +53,42 @@ export function formKey(query: IncidentFieldsQuery): string {
 /** More issues than this in one snapshot are not listed one by one. */
 const MAX_ISSUES = 20;
 const COUNTRY = /^[A-Za-z]{2}$/;
-const OPTIONAL_STRINGS = ['mapsTo', 'name', 'section', 'dataType'] as const;
+
+/** A key of an object, a test of its value, and the message when the test fails. */
+type Rule = readonly [key: string, test: (value: unknown) => boolean, message: string];
+
+const STRING = 'must be a string';
+const NON_EMPTY = 'must be a non-empty string';
+const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
+
+const FORM_RULES: readonly Rule[] = [
+  ['programmeCode', isNonEmptyString, NON_EMPTY],
+  ['policyTypeCode', isNonEmptyString, NON_EMPTY],
+  ['countryCode', (v) => typeof v === 'string' && COUNTRY.test(v), 'must be a 2-letter country code'],
+  ['pulledAt', optionalString, STRING],
+  ['source', optionalString, STRING],
+];
+
+/** The rules of `IncidentFieldDescriptorSchema` (what `metadata.incidentFields` accepts). */
+const DESCRIPTOR_RULES: readonly Rule[] = [
+  ['identifier', isNonEmptyString, NON_EMPTY],
+  ['mapsTo', optionalString, STRING],
+  ['name', optionalString, STRING],
+  ['section', optionalString, STRING],
+  ['dataType', optionalString, STRING],
+  [
+    'maxLength',
+    (v) => v === undefined || v === null || (Number.isSafeInteger(v) && (v as number) >= 0),
+    'must be a whole number of characters, 0 or more, or null',
+  ],
+  ['isRequired', (v) => v === undefined || typeof v === 'boolean', 'must be a boolean'],
+  [
+    'listSource',
+    (v) =>
+      v === undefined || v === null || (Array.isArray(v) && v.every((entry) => typeof entry === 'string')),
+    'must be an array of strings, or null',
+  ],
+];
 
 /**
  * What is wrong with a value given as a snapshot (`[]` when it is one), each issue with the
@@ -63,6 +98,12 @@ const OPTIONAL_STRINGS = ['mapsTo', 'name', 'section', 'dataType'] as const;
 export function formSnapshotIssues(value: unknown, path = 'formSnapshot'): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const add = (at: string, message: string) => issues.push({ path: at, message });
+  /** Adds the failed rules' issues; true when none failed. */
+  const check = (object: Record<string, unknown>, at: string, rules: readonly Rule[]) => {
+    const before = issues.length;
+    for (const [key, test, message] of rules) if (!test(object[key])) add(`${at}.${key}`, message);
+    return issues.length === before;
+  };
   if (!isObject(value)) {
     add(
       path,
@@ -70,92 +111,42 @@ export function formSnapshotIssues(value: unknown, path = 'formSnapshot'): Valid
     );
     return issues;
   }
-  if (value.version !== FORM_SNAPSHOT_VERSION) {
-    add(
-      `${path}.version`,
+  check(value, path, [
+    [
+      'version',
+      (v) => v === FORM_SNAPSHOT_VERSION,
       `must be ${FORM_SNAPSHOT_VERSION}; got ${quote(value.version)} (a snapshot written by another version of the SDK: pull it again)`,
-    );
-  }
-  if (value.all !== undefined && typeof value.all !== 'boolean') add(`${path}.all`, 'must be a boolean');
-  if (!isObject(value.forms)) {
+    ],
+    ['all', (v) => v === undefined || typeof v === 'boolean', 'must be a boolean'],
+  ]);
+  const forms = value.forms;
+  if (!isObject(forms)) {
     add(`${path}.forms`, 'must be an object keyed by "<programmeCode>/<policyTypeCode>/<countryCode>"');
     return issues;
   }
-  for (const [key, form] of Object.entries(value.forms)) {
-    formIssues(form, `${path}.forms[${JSON.stringify(key)}]`, key, add);
+  for (const [key, form] of Object.entries(forms)) {
+    const at = `${path}.forms[${JSON.stringify(key)}]`;
+    if (!isObject(form))
+      add(at, 'must be an object with programmeCode, policyTypeCode, countryCode and descriptors');
+    else {
+      if (check(form, at, FORM_RULES)) {
+        const expected = formKey(form as unknown as IncidentFieldsQuery);
+        if (key !== expected) add(at, `is keyed ${quote(key)} but its codes make ${quote(expected)}`);
+      }
+      if (!Array.isArray(form.descriptors)) add(`${at}.descriptors`, 'must be an array of field descriptors');
+      else {
+        form.descriptors.forEach((descriptor: unknown, index) => {
+          const where = `${at}.descriptors[${index}]`;
+          if (isObject(descriptor)) check(descriptor, where, DESCRIPTOR_RULES);
+          else add(where, 'must be a field descriptor object');
+        });
+      }
+    }
     if (issues.length > MAX_ISSUES) break;
   }
   return issues.length > MAX_ISSUES
     ? [...issues.slice(0, MAX_ISSUES), { path, message: 'has more problems; only the first are listed' }]
     : issues;
-}
-
-function formIssues(
-  form: unknown,
-  path: string,
-  key: string,
-  add: (path: string, message: string) => void,
-): void {
-  if (!isObject(form)) {
-    add(path, 'must be an object with programmeCode, policyTypeCode, countryCode and descriptors');
-    return;
-  }
-  const { programmeCode, policyTypeCode, countryCode, descriptors } = form;
-  if (!isNonEmptyString(programmeCode)) add(`${path}.programmeCode`, 'must be a non-empty string');
-  if (!isNonEmptyString(policyTypeCode)) add(`${path}.policyTypeCode`, 'must be a non-empty string');
-  if (typeof countryCode !== 'string' || !COUNTRY.test(countryCode))
-    add(`${path}.countryCode`, 'must be a 2-letter country code');
-  else if (isNonEmptyString(programmeCode) && isNonEmptyString(policyTypeCode)) {
-    const expected = formKey({ programmeCode, policyTypeCode, countryCode });
-    if (key !== expected) add(path, `is keyed ${quote(key)} but its codes make ${quote(expected)}`);
-  }
-  for (const name of ['pulledAt', 'source'] as const) {
-    if (form[name] !== undefined && typeof form[name] !== 'string')
-      add(`${path}.${name}`, 'must be a string');
-  }
-  if (!Array.isArray(descriptors)) {
-    add(`${path}.descriptors`, 'must be an array of field descriptors');
-    return;
-  }
-  descriptors.forEach((descriptor: unknown, index) => {
-    descriptorIssues(descriptor, `${path}.descriptors[${index}]`, add);
-  });
-}
-
-/** The rules of `IncidentFieldDescriptorSchema` (what `metadata.incidentFields` accepts). */
-function descriptorIssues(
-  descriptor: unknown,
-  path: string,
-  add: (path: string, message: string) => void,
-): void {
-  if (!isObject(descriptor)) {
-    add(path, 'must be a field descriptor object');
-    return;
-  }
-  if (!isNonEmptyString(descriptor.identifier)) add(`${path}.identifier`, 'must be a non-empty string');
-  for (const name of OPTIONAL_STRINGS) {
-    if (descriptor[name] !== undefined && typeof descriptor[name] !== 'string')
-      add(`${path}.${name}`, 'must be a string');
-  }
-  const { maxLength, isRequired, listSource } = descriptor;
-  if (
-    !(
-      maxLength === undefined ||
-      maxLength === null ||
-      (Number.isSafeInteger(maxLength) && (maxLength as number) >= 0)
-    )
-  )
-    add(`${path}.maxLength`, 'must be a whole number of characters, 0 or more, or null');
-  if (isRequired !== undefined && typeof isRequired !== 'boolean')
-    add(`${path}.isRequired`, 'must be a boolean');
-  if (
-    !(
-      listSource === undefined ||
-      listSource === null ||
-      (Array.isArray(listSource) && listSource.every((entry) => typeof entry === 'string'))
-    )
-  )
-    add(`${path}.listSource`, 'must be an array of strings, or null');
 }
 
 /**

@@ -51,7 +51,8 @@ describe('what forms add to a bundle', () => {
     const code = await bundle(`import { ClaimsClient, checkForms } from './src/index.ts';
       export const run = (snapshot) => checkForms(new ClaimsClient({ baseUrl: 'https://x', accessToken: 't' }), snapshot);`);
     for (const mark of [MARKS.diff, MARKS.check, MARKS.programmes]) expect(code).toContain(mark);
-    for (const mark of [MARKS.generator, MARKS.jsonSchema, MARKS.files, MARKS.pull]) expect(code).not.toContain(mark);
+    for (const mark of [MARKS.generator, MARKS.jsonSchema, MARKS.files, MARKS.pull])
+      expect(code).not.toContain(mark);
     expect(code).not.toMatch(/node:crypto|from"crypto"/);
   });
 
