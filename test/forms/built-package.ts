@@ -40,8 +40,19 @@ export async function builtProject(): Promise<BuiltProject> {
   const pkg = join(dir, 'node_modules', 'claims-notification-sdk');
   mkdirSync(pkg, { recursive: true });
   cpSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
-  if (fresh) cpSync(join(ROOT, 'dist'), join(pkg, 'dist'), { recursive: true });
-  else {
+  // Another test may be rebuilding dist/ meanwhile (test/docs/readme.test.ts does when it is
+  // stale): a copy that fails, or lacks the types, falls back to a build of our own.
+  let copied = false;
+  if (fresh) {
+    try {
+      cpSync(join(ROOT, 'dist'), join(pkg, 'dist'), { recursive: true });
+      copied = existsSync(join(pkg, 'dist', 'index.d.ts')) && existsSync(join(pkg, 'dist', 'index.js'));
+    } catch {
+      copied = false;
+    }
+  }
+  if (!copied) {
+    rmSync(join(pkg, 'dist'), { recursive: true, force: true });
     await tsupBuild({
       config: false,
       entry: { index: join(ROOT, 'src/index.ts') },
