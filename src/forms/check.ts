@@ -1,10 +1,11 @@
 import type { ClaimsClientBase } from '../client.js';
-import { ClaimsApiError, ClaimsValidationError, describeIssues } from '../errors.js';
+import { ClaimsValidationError, describeIssues } from '../errors.js';
 import { type FormSnapshot, formKey, formSnapshotIssues } from '../form-snapshot.js';
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/metadata.js';
 import type { CallOptions } from '../transport.js';
 import type { FormChange } from './changes.js';
 import { diffForms, type FormsByKey } from './diff.js';
+import { eachLimited, liveForm } from './live.js';
 import { formsOfProgrammes } from './programmes.js';
 
 /** How many form look-ups run at once. */
@@ -51,52 +52,7 @@ export async function checkForms(
   const after: Record<string, IncidentFieldDescriptor[]> = {};
   await eachLimited([...wanted], CONCURRENCY, async ([key, query]) => {
     const live = await liveForm(client, query, options);
-    if (live !== undefined) after[key] = live;
+    if (Array.isArray(live)) after[key] = live;
   });
   return diffForms(before, after as FormsByKey);
-}
-
-/** The form's live descriptors, or `undefined` when the server says there is no such form (404). */
-async function liveForm(
-  client: ClaimsClientBase,
-  query: IncidentFieldsQuery,
-  options: CallOptions | undefined,
-): Promise<IncidentFieldDescriptor[] | undefined> {
-  try {
-    return await client.metadata.incidentFields(
-      {
-        programmeCode: query.programmeCode,
-        policyTypeCode: query.policyTypeCode,
-        countryCode: query.countryCode,
-      },
-      options,
-    );
-  } catch (error) {
-    if (error instanceof ClaimsApiError && error.status === 404) return undefined;
-    throw error;
-  }
-}
-
-/**
- * Runs `work` on every item, at most `limit` at once. The first failure rejects, and no item
- * is started after it (those running finish).
- */
-export async function eachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      try {
-        await work(items[next++] as T);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

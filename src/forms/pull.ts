@@ -1,11 +1,5 @@
 import type { ClaimsClientBase } from '../client.js';
-import {
-  ClaimsApiError,
-  ClaimsError,
-  ClaimsValidationError,
-  describeIssues,
-  type ValidationIssue,
-} from '../errors.js';
+import { ClaimsError, ClaimsValidationError, describeIssues, type ValidationIssue } from '../errors.js';
 import {
   FORM_SNAPSHOT_VERSION,
   type FormSnapshot,
@@ -16,8 +10,8 @@ import { quote } from '../internal/quote.js';
 import type { IncidentFieldsQuery } from '../schemas/metadata.js';
 import type { CallOptions } from '../transport.js';
 import { sameDescriptors } from './canonical.js';
-import { eachLimited } from './check.js';
 import { byCodeUnits } from './diff.js';
+import { eachLimited, liveForm } from './live.js';
 import { formsOfProgrammes } from './programmes.js';
 
 /** Which forms `pullForms` reads, and what it keeps of an earlier snapshot. */
@@ -141,22 +135,12 @@ async function readForm(
   query: IncidentFieldsQuery,
   options: CallOptions | undefined,
 ) {
-  try {
-    return await client.metadata.incidentFields(
-      {
-        programmeCode: query.programmeCode,
-        policyTypeCode: query.policyTypeCode,
-        countryCode: query.countryCode,
-      },
-      options,
-    );
-  } catch (error) {
-    if (!(error instanceof ClaimsApiError && error.status === 404)) throw error;
-    throw new ClaimsError(
-      `Cannot pull the forms: there is no form for programme ${quote(query.programmeCode)}, policy type ${quote(query.policyTypeCode)}, country ${quote(query.countryCode)} (the metadata look-up answered 404); nothing was written`,
-      { cause: error, outcome: 'rejected' },
-    );
-  }
+  const live = await liveForm(client, query, options);
+  if (Array.isArray(live)) return live;
+  throw new ClaimsError(
+    `Cannot pull the forms: there is no form for programme ${quote(query.programmeCode)}, policy type ${quote(query.policyTypeCode)}, country ${quote(query.countryCode)} (the metadata look-up answered 404); nothing was written`,
+    { cause: live, outcome: 'rejected' },
+  );
 }
 
 function usage(message: string): ClaimsValidationError {
