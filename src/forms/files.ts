@@ -113,11 +113,20 @@ async function writeSchemas(
   for (const [name, text] of files) report[await writeIfChanged(join(dir, name), text)].push(name);
   for (const name of (await readdir(dir)).sort()) {
     if (!name.endsWith('.json') || files.has(name)) continue;
-    const text = await readFile(join(dir, name), 'utf8').catch(() => '');
-    if (text.includes(JSON_SCHEMA_MARK)) {
+    if (await isOurSchema(join(dir, name))) {
       await rm(join(dir, name), { force: true });
       report.removed.push(name);
     }
   }
   return report;
+}
+
+/** A JSON file whose `$comment` starts with the generator's mark: one an earlier pull wrote. */
+async function isOurSchema(path: string): Promise<boolean> {
+  try {
+    const comment: unknown = JSON.parse(await readFile(path, 'utf8')).$comment;
+    return typeof comment === 'string' && comment.startsWith(JSON_SCHEMA_MARK);
+  } catch {
+    return false;
+  }
 }

@@ -328,17 +328,26 @@ describe('pullToFiles: the files of `claims forms pull`', () => {
     await pullToFiles(client, request);
     writeFileSync(join(at, 's', 'mine.json'), '{"mine":true}');
     writeFileSync(join(at, 's', 'notes.txt'), JSON_SCHEMA_MARK);
+    // The mark in another field, or in a file that is not JSON, is not ours.
+    writeFileSync(join(at, 's', 'quoted.json'), JSON.stringify({ note: JSON_SCHEMA_MARK }));
+    writeFileSync(join(at, 's', 'broken.json'), `{ "$comment": "${JSON_SCHEMA_MARK}"`);
+    writeFileSync(
+      join(at, 's', 'older.json'),
+      JSON.stringify({ $comment: `${JSON_SCHEMA_MARK}; descriptors sha256 0` }),
+    );
     const narrower = await pullToFiles(client, { ...request, forms: [MOTOR_GB] });
     expect(narrower.schemas).toEqual({
       written: [],
       unchanged: ['PRG-MOTOR.MOTOR-COMP.GB.json'],
-      removed: ['PRG-HOME.HOME-STD.GB.json'],
+      removed: ['PRG-HOME.HOME-STD.GB.json', 'older.json'],
     });
     expect(narrower.dropped).toEqual(['PRG-HOME/HOME-STD/GB']);
     expect(readdirSync(join(at, 's')).sort()).toEqual([
       'PRG-MOTOR.MOTOR-COMP.GB.json',
+      'broken.json',
       'mine.json',
       'notes.txt',
+      'quoted.json',
     ]);
   });
 
