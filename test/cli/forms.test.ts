@@ -163,7 +163,7 @@ describe('claims forms pull', () => {
       'there is no form for programme "PRG-MOTOR", policy type "MOTOR-COMP", country "ES"',
     );
     expect(existsSync(snapshot)).toBe(false);
-  });
+  }, 90_000);
 });
 
 describe('claims forms check', () => {
