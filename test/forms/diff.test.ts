@@ -292,7 +292,7 @@ describe('diffForms: each kind of change, found and classed', () => {
           expect(describeChange(change)).not.toBe('');
         }
       }),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.FORMS_PROPERTY_RUNS ?? 300) },
     );
   });
 });
