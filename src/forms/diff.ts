@@ -2,8 +2,10 @@ import { targetsExtendedFields } from '../extended-fields.js';
 import type { IncidentFieldDescriptor } from '../schemas/metadata.js';
 import type { FieldTypeAttributes, FormChange } from './changes.js';
 
+type FormDescriptors = readonly IncidentFieldDescriptor[];
+
 /** Forms by key, each its descriptors in the API's order. */
-export type FormsByKey = Readonly<Record<string, readonly IncidentFieldDescriptor[]>>;
+export type FormsByKey = Readonly<Record<string, FormDescriptors>>;
 
 /**
  * Every change from `before` (a snapshot) to `after` (the live forms), forms in key order;
@@ -17,8 +19,15 @@ export function diffForms(before: FormsByKey, after: FormsByKey): FormChange[] {
   for (const form of keys) {
     const old = Object.hasOwn(before, form) ? before[form] : undefined;
     const now = Object.hasOwn(after, form) ? after[form] : undefined;
+    // A key comes from one side at least: when `old` is missing, `now` is there.
     if (old === undefined)
-      changes.push({ form, identifier: '', kind: 'form_added', breaking: false, after: [...(now ?? [])] });
+      changes.push({
+        form,
+        identifier: '',
+        kind: 'form_added',
+        breaking: false,
+        after: [...(now as FormDescriptors)],
+      });
     else if (now === undefined)
       changes.push({ form, identifier: '', kind: 'form_removed', breaking: true, before: [...old] });
     else changes.push(...diffFields(form, old, now));
