@@ -142,6 +142,7 @@ function propertyChanges(
   const oldMax = before.maxLength ?? null;
   const newMax = after.maxLength ?? null;
   if (oldMax !== newMax) {
+    // Stryker disable next-line EqualityOperator: `<=` differs only when the two are equal, and then there is no change
     const tightened = newMax !== null && (oldMax === null || newMax < oldMax);
     changes.push({
       form,

@@ -13,7 +13,7 @@ import type { IncidentFieldsQuery } from '../schemas/metadata.js';
  *   the answer that does not fit, and saying to name the forms instead.
  */
 export function formsOfProgrammes(answer: unknown): IncidentFieldsQuery[] {
-  const list = Array.isArray(answer) ? answer : asRecord(answer)?.programmes;
+  const list = Array.isArray(answer) ? answer : field(answer, 'programmes');
   if (!Array.isArray(list)) {
     throw unreadable(
       'the answer is neither an array of programmes nor an object with a "programmes" array',
@@ -22,22 +22,20 @@ export function formsOfProgrammes(answer: unknown): IncidentFieldsQuery[] {
   }
   const forms: IncidentFieldsQuery[] = [];
   list.forEach((item: unknown, p) => {
-    const programme = asRecord(item);
-    const programmeCode = programme?.programmeCode;
+    const programmeCode = field(item, 'programmeCode');
     if (typeof programmeCode !== 'string' || programmeCode === '')
       throw unreadable(`programme [${p}] has no "programmeCode" string`, item);
-    const types = programme?.policyTypes;
+    const types = field(item, 'policyTypes');
     if (!Array.isArray(types))
       throw unreadable(`programme ${quote(programmeCode)} has no "policyTypes" array`, item);
     types.forEach((entry: unknown) => {
-      const type = asRecord(entry);
-      const policyTypeCode = type?.policyTypeCode;
+      const policyTypeCode = field(entry, 'policyTypeCode');
       if (typeof policyTypeCode !== 'string' || policyTypeCode === '')
         throw unreadable(
           `a policy type of programme ${quote(programmeCode)} has no "policyTypeCode" string`,
           entry,
         );
-      const countries = type?.countries ?? type?.countryCodes;
+      const countries = field(entry, 'countries') ?? field(entry, 'countryCodes');
       if (!Array.isArray(countries) || !countries.every((c) => typeof c === 'string'))
         throw unreadable(
           `policy type ${quote(policyTypeCode)} of programme ${quote(programmeCode)} has no "countries" array of country codes`,
@@ -50,10 +48,9 @@ export function formsOfProgrammes(answer: unknown): IncidentFieldsQuery[] {
   return forms;
 }
 
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+/** A property of a parsed JSON value; `undefined` for `null`, `undefined` and what lacks it. */
+function field(value: unknown, key: string): unknown {
+  return (value as Record<string, unknown> | null | undefined)?.[key];
 }
 
 function unreadable(why: string, part: unknown): ClaimsError {

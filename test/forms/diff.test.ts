@@ -102,6 +102,30 @@ describe('diffForms: each kind of change, found and classed', () => {
     ]);
   });
 
+  it('a field kept is never paired as a rename; an unnamed removed field pairs with nothing', () => {
+    const twin = { ...notes, identifier: 'f:Notes2' };
+    expect(changesTo([cause, notes, ref, twin]).map((c) => [c.kind, c.identifier])).toEqual([
+      ['field_added', 'f:Notes2'],
+    ]);
+    const unnamed = { identifier: 'f:Bare' };
+    const a = { identifier: 'f:A', name: 'A' };
+    const b = { identifier: 'f:B', name: 'B' };
+    expect(changesTo([a, b], [unnamed]).map((c) => [c.kind, c.identifier])).toEqual([
+      ['field_removed', 'f:Bare'],
+      ['field_added', 'f:A'],
+      ['field_added', 'f:B'],
+    ]);
+  });
+
+  it('labels compare trimmed; an empty section is no section', () => {
+    const spaced = { identifier: 'x:Old', name: ' Lone ', section: ' S ' };
+    expect(changesTo([{ identifier: 'x:New', name: 'Lone', section: 'S' }], [spaced])[0]?.kind).toBe(
+      'field_renamed',
+    );
+    const emptySection = { identifier: 'x:Old', name: 'Lone', section: '' };
+    expect(changesTo([{ identifier: 'x:New', name: 'Lone' }], [emptySection])[0]?.kind).toBe('field_renamed');
+  });
+
   it('renames pair one to one, in order', () => {
     const a = { identifier: 'x:A', name: 'Same', section: 'S' };
     const b = { identifier: 'x:B', name: 'Same', section: 'S' };
@@ -387,5 +411,6 @@ describe('verdictOf and the words of a change', () => {
 describe('byCodeUnits', () => {
   it('orders by UTF-16 code units, stable across locales', () => {
     expect(['b', 'B', 'a', 'é', 'A', 'a'].sort(byCodeUnits)).toEqual(['A', 'B', 'a', 'a', 'b', 'é']);
+    expect([byCodeUnits('a', 'b'), byCodeUnits('b', 'a'), byCodeUnits('a', 'a')]).toEqual([-1, 1, 0]);
   });
 });

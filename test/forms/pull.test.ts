@@ -207,6 +207,11 @@ describe('formsOfProgrammes: what the SDK reads of the undocumented programmes a
     expect(formsOfProgrammes([])).toEqual([]);
     expect(
       formsOfProgrammes([
+        { programmeCode: 'P', policyTypes: [{ policyTypeCode: 'A', countries: null, countryCodes: ['GB'] }] },
+      ]),
+    ).toEqual([{ programmeCode: 'P', policyTypeCode: 'A', countryCode: 'GB' }]);
+    expect(
+      formsOfProgrammes([
         { programmeCode: 'P', policyTypes: [{ policyTypeCode: 'A', countries: [], countryCodes: ['GB'] }] },
       ]),
     ).toEqual([]);
@@ -229,6 +234,10 @@ describe('formsOfProgrammes: what the SDK reads of the undocumented programmes a
       [[{ code: 'P' }], 'programme [0] has no "programmeCode" string (got {"code":"P"})'],
       [[{ programmeCode: '' }], 'programme [0] has no "programmeCode" string (got {"programmeCode":""})'],
       [[null], 'programme [0] has no "programmeCode" string (got null)'],
+      [
+        [{ programmeCode: 'P', policyTypes: [null] }],
+        'a policy type of programme "P" has no "policyTypeCode" string (got null)',
+      ],
       [
         [{ programmeCode: 'P', policyTypes: {} }],
         'programme "P" has no "policyTypes" array (got {"programmeCode":"P","policyTypes":{}})',

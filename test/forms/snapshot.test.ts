@@ -138,6 +138,10 @@ describe('formSnapshotIssues', () => {
     expect(formSnapshotIssues({ version: 1, forms: { k: form('P', 'T', 'G') } }).map((i) => i.path)).toEqual([
       'formSnapshot.forms["k"].countryCode',
     ]);
+    // An array holding the code is not the code (a regex test would read it as "GB").
+    expect(
+      formSnapshotIssues({ version: 1, forms: { k: form('P', 'T', ['GB'] as never) } }).map((i) => i.path),
+    ).toEqual(['formSnapshot.forms["k"].countryCode']);
     expect(formSnapshotIssues({ version: 1, forms: { k: form('', 'T', 'GB') } }).map((i) => i.path)).toEqual([
       'formSnapshot.forms["k"].programmeCode',
     ]);
