@@ -4,7 +4,8 @@
 # `import` and CommonJS `require` of both entries (the client against a local server,
 # `createSandbox()`, and `claimsHandlers()` with msw, once msw is installed), and TypeScript
 # type checks with moduleResolution `nodenext`, `node16` (ESM and CJS files), `bundler` and
-# `node10`, the `./testing` types checked before msw is installed (they must not need it).
+# `node10`, the `./testing` types checked before msw is installed (they must not need it), and
+# `claims forms pull` from the install, its generated module compiled against the installed types.
 # With `@opentelemetry/api` installed beside it, a call makes its span and sends `traceparent`.
 # Run after `npm run build` (builds if needed).
 #
@@ -482,6 +483,50 @@ for setup in ${SMOKE_TYPE_SETUPS:-nodenext node16 bundler node10}; do
   step "tsc --noEmit, moduleResolution $setup (msw not installed)"
   (cd "$APP" && node "$TSC" -p "tsconfig.$setup.json")
 done
+
+# Forms as code from the install: the claims bin pulls every form of a sandbox (started from the
+# installed ./testing entry), writes the module, and the module compiles against the installed
+# types, each kind of mistake failing (an unused @ts-expect-error would fail too); then a client
+# given the module's snapshot files a claim.
+step "claims forms pull --all --out, then tsc over the generated module"
+cat >"$APP/forms-pull.mjs" <<'JS'
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createSandbox } from 'claims-notification-sdk/testing';
+// Not spawnSync: the sandbox answers from this process, whose event loop must keep running.
+const run = promisify(execFile);
+const sandbox = await createSandbox();
+try {
+  const env = { ...process.env, CLAIMS_BASE_URL: sandbox.url, CLAIMS_TOKEN: sandbox.token };
+  await run('node_modules/.bin/claims', ['forms', 'pull', '--all', '--out', 'claims-forms.ts', '--json-schema', 'schemas'], { env });
+  const check = await run('node_modules/.bin/claims', ['forms', 'check'], { env });
+  if (!check.stdout.startsWith('claims: no change in the 10 form(s)')) throw new Error(`claims forms check: ${check.stdout}`);
+} finally {
+  await sandbox.close();
+}
+JS
+cat >"$APP/forms-use.mts" <<'TS'
+import { ClaimsClient, checkForms, type FormChange } from 'claims-notification-sdk';
+import { forms, snapshot } from './claims-forms.js';
+const motor = forms['PRG-MOTOR/MOTOR-COMP/GB'];
+export const client = new ClaimsClient({ baseUrl: 'https://x.example', accessToken: 't', formSnapshot: snapshot, formSnapshotOnly: true });
+export const fields = motor.extendedFields({ 'motor_claim:Vehicle_Registration': 'AB12CDE', 'motor_claim:Incident_Type': 'Theft' });
+export const changes: Promise<FormChange[]> = checkForms(client, snapshot);
+// @ts-expect-error: misspelt identifier
+motor.extendedFields({ 'motor_claim:Vehicle_Registration': 'AB12CDE', 'motor_claim:Incident_Type': 'Theft', 'motor_claim:Driver_Nmae': 'x' });
+// @ts-expect-error: a value outside the list
+motor.extendedFields({ 'motor_claim:Vehicle_Registration': 'AB12CDE', 'motor_claim:Incident_Type': 'theft' });
+// @ts-expect-error: a required field missing
+motor.extendedFields({ 'motor_claim:Incident_Type': 'Theft' });
+TS
+(cd "$APP" && node forms-pull.mjs)
+[ -f "$APP/claims-forms.json" ] && [ -f "$APP/schemas/PRG-MOTOR.MOTOR-COMP.GB.json" ] ||
+  { echo "smoke: claims forms pull wrote no snapshot or schema" >&2; exit 1; }
+cat >"$APP/tsconfig.forms.json" <<JSON
+{ "compilerOptions": { $COMMON, "module": "nodenext", "moduleResolution": "nodenext" },
+  "files": ["claims-forms.ts", "forms-use.mts"] }
+JSON
+(cd "$APP" && node "$TSC" -p tsconfig.forms.json)
 
 if [ -n "${SMOKE_MSW:-}" ]; then
   step "installing $SMOKE_MSW (from the registry)"

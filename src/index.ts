@@ -44,6 +44,9 @@ export {
   extendedFieldsFrom,
   requiredExtendedFields,
 } from './extended-fields.js';
+export type { FormSnapshot, FormSnapshotForm } from './form-snapshot.js';
+export type { FieldTypeAttributes, FormChange, FormChangeKind, FormChangeOf } from './forms/changes.js';
+export { checkForms } from './forms/check.js';
 export type { Logger, LogLevel } from './logger.js';
 export { type Outcome, outcomeOf } from './outcome.js';
 export { ClaimsClient } from './platform/node.js';

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { EXIT } from './exit-codes.js';
+import { addFormsCommands } from './forms-commands.js';
 import { importCommand } from './import-command.js';
 import { journalList, journalResolve } from './journal-command.js';
 import { addOperations } from './operations.js';
@@ -10,7 +11,8 @@ import { addRotateHeader } from './webhooks-rotate.js';
 
 const HELP_FOOTER = `
 Environment: CLAIMS_BASE_URL (the API's base address) and CLAIMS_TOKEN (the bearer token).
-Exit codes: 0 done (import: every key filed); 1 something was not done; 2 bad usage or input.`;
+Exit codes: 0 done (import: every key filed); 1 something was not done; 2 bad usage or input;
+forms check: 1 breaking changes, 3 compatible changes only, 4 could not compare.`;
 
 /** Runs the `claims` command line and resolves to its exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
@@ -61,6 +63,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   addOperations(program, run);
   addSubscriptionsAsCode(program, run);
   addRotateHeader(program, run);
+  addFormsCommands(program, run);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
