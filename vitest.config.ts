@@ -4,6 +4,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     alias: {
+      'claims-notification-sdk/batch/postgres': fileURLToPath(
+        new URL('./src/batch/postgres/index.ts', import.meta.url),
+      ),
       'claims-notification-sdk/batch/testing': fileURLToPath(
         new URL('./src/batch/testing/index.ts', import.meta.url),
       ),

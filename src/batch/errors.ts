@@ -12,6 +12,7 @@ export type JournalErrorCode =
   | 'invalid_store'
   | 'not_resolvable'
   | 'unknown_key'
+  | 'changed_elsewhere'
   | 'closed';
 
 /**
@@ -26,6 +27,9 @@ export type JournalErrorCode =
  * - `read_only`: a write to a journal opened read-only;
  * - `invalid_store`: a store of yours lacks what the `JournalStore` contract asks;
  * - `not_resolvable`, `unknown_key`: a key cannot be resolved in its state;
+ * - `changed_elsewhere`: a shared store: another run changed a key after this run took it
+ *   (its lease ran out and a person resolved it meanwhile), so this run's record of it was
+ *   not written;
  * - `closed`: used after `close()`.
  */
 export class JournalError extends ClaimsError {
