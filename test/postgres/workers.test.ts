@@ -54,7 +54,8 @@ function worker(n: number, extra: string[] = [], env: Record<string, string> = {
     env,
   );
 }
-const report = (n: number): Entry[] => JSON.parse(readFileSync(join(dir, `report-${n}.json`), 'utf8')) as Entry[];
+const report = (n: number): Entry[] =>
+  JSON.parse(readFileSync(join(dir, `report-${n}.json`), 'utf8')) as Entry[];
 
 async function rows(): Promise<{ key: string; state: string; worker: string }[]> {
   const client = new pg.Client((db as { url: string }).url);

@@ -70,7 +70,6 @@ interface Row {
   key: string;
   record: string;
   version: string;
-  seq: string;
   worker: string;
   live: boolean;
 }
@@ -178,7 +177,9 @@ export class PostgresJournalStore implements JournalStore {
       let rows: Row[];
       try {
         ({ rows } = await pool.query<Row>(
-          `SELECT key, record, version::text, seq::text, worker,
+          // The page's last seq as text (`position`), not as `seq`: ORDER BY seq would sort by
+          // that text column (K1, K10, K100...) rather than by the number.
+          `SELECT key, record, version::text, seq::text AS position, worker,
                   (state = 'sending' AND lease_until > now()) AS live
              FROM ${this.#tables.keys} WHERE seq > $1 ORDER BY seq LIMIT ${PAGE}`,
           [after],
@@ -188,7 +189,7 @@ export class PostgresJournalStore implements JournalStore {
       }
       for (const row of rows) yield this.#recordOf(row);
       if (rows.length < PAGE) return;
-      after = (rows[rows.length - 1] as Row).seq;
+      after = (rows[rows.length - 1] as Row & { position: string }).position;
     }
   }
 
@@ -328,7 +329,7 @@ export class PostgresJournalStore implements JournalStore {
     const known = this.#versions.get(previous);
     if (known !== undefined) return known;
     const { rows } = await pool.query<Row>(
-      `SELECT key, record, version::text, seq::text, worker,
+      `SELECT key, record, version::text, worker,
               (state = 'sending' AND lease_until > now()) AS live
          FROM ${this.#tables.keys} WHERE key = $1`,
       [previous.key],
@@ -391,7 +392,7 @@ export class PostgresJournalStore implements JournalStore {
   /** The key's record as it is now (read in a statement of its own: it sees the winner's commit). */
   async #latest(pool: PostgresPool, key: string): Promise<JournalRecord> {
     const { rows } = await pool.query<Row>(
-      `SELECT key, record, version::text, seq::text, worker,
+      `SELECT key, record, version::text, worker,
               (state = 'sending' AND lease_until > now()) AS live
          FROM ${this.#tables.keys} WHERE key = $1`,
       [key],
