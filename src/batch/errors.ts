@@ -90,7 +90,7 @@ export function describeLineProblem(problem: LineProblem): string {
  * - `journal_failed`: the journal could not be written (a full disk, a file size limit, a
  *   store that failed): no claim may leave without its `sending` record;
  * - `unreachable`: the API could not be reached: connections failed on every attempt of a
- *   claim, with no answer from the API in between (see README "Filing claims in bulk");
+ *   claim, with no answer from the API in between (see docs/bulk-filing.md);
  * - `journal_unresponsive`: the journal store did not answer within the grace after `signal`
  *   aborted.
  */

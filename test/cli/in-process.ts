@@ -9,14 +9,14 @@ export interface CliOutput {
 }
 
 /**
- * Runs `claims <args>` in this process (so coverage and Stryker see the CLI), with the
- * server's address and a token in the environment and standard output and error captured.
- * For what needs signals or a fresh process, see run-claims.ts.
+ * Runs `claims <argv>` in this process (so coverage and mutation testing see the code it runs),
+ * with the environment given (a value `undefined` removes the variable) and standard output and
+ * error captured. One at a time: it swaps process-wide state. For what needs signals or a fresh
+ * process, see run-claims.ts.
  */
-export async function claimsHere(
-  args: string[],
-  baseUrl: string,
-  env: Record<string, string | undefined> = {},
+export async function claimsInProcess(
+  argv: string[],
+  env: Record<string, string | undefined>,
 ): Promise<CliOutput> {
   const out: string[] = [];
   const err: string[] = [];
@@ -30,14 +30,22 @@ export async function claimsHere(
   const stderr = vi
     .spyOn(process.stderr, 'write')
     .mockImplementation(capture(err) as typeof process.stderr.write);
-  const vars = { CLAIMS_BASE_URL: baseUrl, CLAIMS_TOKEN: 'cli-token', ...env };
-  for (const [name, value] of Object.entries(vars)) vi.stubEnv(name, value);
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
   try {
-    const code = await runCli(args);
+    const code = await runCli(argv);
     return { code, stdout: out.join(''), stderr: err.join('') };
   } finally {
     stdout.mockRestore();
     stderr.mockRestore();
     vi.unstubAllEnvs();
   }
+}
+
+/** {@link claimsInProcess} against the server at `baseUrl`, with a token `cli-token`. */
+export function claimsHere(
+  args: string[],
+  baseUrl: string,
+  env: Record<string, string | undefined> = {},
+): Promise<CliOutput> {
+  return claimsInProcess(args, { CLAIMS_BASE_URL: baseUrl, CLAIMS_TOKEN: 'cli-token', ...env });
 }
