@@ -28,8 +28,8 @@ export type ClaimAnswer =
 /**
  * Where a submission journal keeps its records. The default is {@link FileJournalStore}; a
  * service can keep the journal in its own database by implementing this, and check its store
- * with `journalStoreContract` from `claims-notification-sdk/batch/testing` (see
- * docs/bulk-filing.md, "Keeping the journal in your database").
+ * with `journalStoreContract` from `claims-notification-sdk/batch/testing` (see docs/bulk-filing.md,
+ * "Keeping the journal in your database").
  *
  * A store is either **single-run** (`shared: false`): `open()` takes the whole journal for
  * one run and refuses others (`JournalError` `locked`), as the file store does; or **shared**

@@ -203,7 +203,9 @@ describe('a store of yours must keep the contract', () => {
       resolvedBy: 'user',
     });
     await journal.close();
-    await expect(journal.write(rec('A', 'not_sent'))).rejects.toMatchObject({ message: 'The journal is closed' });
+    await expect(journal.write(rec('A', 'not_sent'))).rejects.toMatchObject({
+      message: 'The journal is closed',
+    });
   });
 
   it('refuses writes after close(), and close() twice closes the store once', async () => {

@@ -132,7 +132,7 @@ describe('the lock: two runs at the same instant', () => {
   it('gives way to a live rival that took a generation at the same time, tries 5 times, then names it', async () => {
     const rival = `${path}.lock-${ino}-99`;
     // Each listing right after this run created its lock finds the rival; the next listing (before creating) does not.
-    hooks.readdir = (_folder, names, call) => {
+    hooks.readdir = (_folder, _names, call) => {
       if (call % 2 === 0) writeFileSync(rival, holder(process.ppid, hostname(), 'rival'));
       else rmSync(rival, { force: true });
       return readdirSync(dir);

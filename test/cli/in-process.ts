@@ -9,14 +9,14 @@ export interface CliOutput {
 }
 
 /**
- * Runs `claims <args>` in this process (so coverage and Stryker see the CLI), with the
- * server's address and a token in the environment and standard output and error captured.
- * For what needs signals or a fresh process, see run-claims.ts.
+ * Runs `claims <argv>` in this process (so coverage and mutation testing see the code it runs),
+ * with the environment given (a value `undefined` removes the variable) and standard output and
+ * error captured. One at a time: it swaps process-wide state. For what needs signals or a fresh
+ * process, see run-claims.ts.
  */
-export async function claimsHere(
-  args: string[],
-  baseUrl: string,
-  env: Record<string, string | undefined> = {},
+export async function claimsInProcess(
+  argv: string[],
+  env: Record<string, string | undefined>,
 ): Promise<CliOutput> {
   const out: string[] = [];
   const err: string[] = [];
@@ -30,10 +30,9 @@ export async function claimsHere(
   const stderr = vi
     .spyOn(process.stderr, 'write')
     .mockImplementation(capture(err) as typeof process.stderr.write);
-  const vars = { CLAIMS_BASE_URL: baseUrl, CLAIMS_TOKEN: 'cli-token', ...env };
-  for (const [name, value] of Object.entries(vars)) vi.stubEnv(name, value);
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
   try {
-    const code = await runCli(args);
+    const code = await runCli(argv);
     return { code, stdout: out.join(''), stderr: err.join('') };
   } finally {
     stdout.mockRestore();
@@ -42,35 +41,11 @@ export async function claimsHere(
   }
 }
 
-/**
- * Runs `claims <argv>` in this process (so mutation testing sees the code it runs), with the
- * environment given and stdout/stderr captured. One at a time: it swaps process-wide state.
- */
-export async function claimsInProcess(
-  argv: string[],
-  env: Record<string, string | undefined>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const saved = { ...process.env };
-  const out = process.stdout.write;
-  const err = process.stderr.write;
-  let stdout = '';
-  let stderr = '';
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    stdout += chunk.toString();
-    return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  }) as typeof process.stderr.write;
-  Object.assign(process.env, env);
-  try {
-    const code = await runCli(argv);
-    return { code, stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-    for (const key of Object.keys(env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
-  }
+/** {@link claimsInProcess} against the server at `baseUrl`, with a token `cli-token`. */
+export function claimsHere(
+  args: string[],
+  baseUrl: string,
+  env: Record<string, string | undefined> = {},
+): Promise<CliOutput> {
+  return claimsInProcess(args, { CLAIMS_BASE_URL: baseUrl, CLAIMS_TOKEN: 'cli-token', ...env });
 }
