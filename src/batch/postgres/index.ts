@@ -3,6 +3,7 @@
 export type { PostgresConnection, PostgresPool, PostgresPoolClient, PostgresResult } from './connection.js';
 export {
   type JournalStatus,
+  type JournalTotals,
   type JournalWorkerStatus,
   PostgresJournalStore,
   type PostgresJournalStoreOptions,

@@ -57,7 +57,13 @@ export interface JournalStatus {
   /** Each run that wrote a key's latest record, oldest name first. */
   workers: JournalWorkerStatus[];
   /** Keys by state over every worker, and how many are in flight now. */
-  totals: Record<JournalState, number> & { inFlight: number };
+  totals: JournalTotals;
+}
+
+/** Keys by state over every worker (see {@link JournalStatus}). */
+export interface JournalTotals extends Record<JournalState, number> {
+  /** Of the `sending` keys, those whose worker is alive (its lease renewed): in flight now. */
+  inFlight: number;
 }
 
 const DEFAULT_LEASE_MS = 30_000;
