@@ -10,8 +10,9 @@ import { addSubscriptionsAsCode, usageExitCode } from './subscriptions-plan.js';
 import { addRotateHeader } from './webhooks-rotate.js';
 
 const HELP_FOOTER = `
-Environment: CLAIMS_BASE_URL (the API's base address) and CLAIMS_TOKEN (the bearer token);
-CLAIMS_JOURNAL (a postgres:// journal; its password there or in PGPASSWORD, never printed).
+Environment: CLAIMS_BASE_URL (the API's base address) and CLAIMS_TOKEN (the bearer token), or
+CLAIMS_TOKEN_URL, CLAIMS_CLIENT_ID, CLAIMS_CLIENT_SECRET (and CLAIMS_SCOPE) for OAuth client
+credentials; CLAIMS_JOURNAL (a postgres:// journal; its password there or in PGPASSWORD).
 Exit codes: 0 done (import: every key filed); 1 something was not done (journal list: a key needs
 review); 2 bad usage or input; 130 stopped by Ctrl-C; 143 stopped by SIGTERM;
 forms check: 1 breaking changes, 3 compatible changes only, 4 could not compare.`;
