@@ -581,7 +581,8 @@ step "running the testing entry from ESM and CommonJS with msw"
 # lockfile's version), a store that cannot connect fails with JournalError, the password unshown.
 cat >"$APP/postgres-scenario.cjs" <<'JS'
 module.exports = async function scenario(entry, how, pgInstalled) {
-  const { PostgresJournalStore } = entry;
+  const { PostgresJournalStore, PostgresDeliveryStore } = entry;
+  if (typeof PostgresDeliveryStore !== 'function') throw new Error(`${how}: no PostgresDeliveryStore`);
   const store = new PostgresJournalStore({ connectionString: 'postgres://smoke:s3cret-smoke@127.0.0.1:9/db', table: 'smoke' });
   if (store.shared !== true) throw new Error(`${how}: the PostgreSQL store is not shared`);
   if (String(store).includes('s3cret')) throw new Error(`${how}: the password is in String(store)`);

@@ -5,6 +5,23 @@ import { afterAll, describe, it } from 'vitest';
 import { type PgServer, startPostgres } from './server.js';
 
 export async function usePostgres(): Promise<PgServer | undefined> {
+  // A server started once for many runs (mutation testing re-runs these files per mutant):
+  // CLAIMS_TEST_PG='{"url":…,"urlWithoutPassword":…,"password":…}'. Never stopped here.
+  const given = process.env.CLAIMS_TEST_PG;
+  if (given) {
+    const { url, urlWithoutPassword, password } = JSON.parse(given) as Record<string, string>;
+    const none = async () => undefined;
+    return {
+      url,
+      urlWithoutPassword,
+      password,
+      port: 0,
+      from: 'CLAIMS_TEST_PG',
+      stop: none,
+      start: none,
+      destroy: none,
+    } as PgServer;
+  }
   const server = await startPostgres();
   if (typeof server !== 'string') {
     afterAll(() => server.destroy(), 30_000);
