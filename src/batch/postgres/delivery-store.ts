@@ -30,7 +30,7 @@ const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 const SWEEP_EVERY = 500;
 
 /**
- * The webhook receivers' {@link DeliveryStore} in PostgreSQL, shared by receivers on any
+ * The webhook receivers' `DeliveryStore` (`claims-notification-sdk/webhooks`) in PostgreSQL, shared by receivers on any
  * number of machines: one row per delivery key, `(key text primary key, held boolean, until
  * timestamptz)`; `claim` is one `INSERT … ON CONFLICT … DO UPDATE … WHERE until <= now()`,
  * so of concurrent copies exactly one runs the handler. Times are the database's clock. Needs
