@@ -7,8 +7,11 @@
  * when logging is off a request pays for one property read per log point and nothing else.
  */
 
+import { redactUrl } from './internal/describe.js';
 import { envVar } from './internal/env.js';
+import { excerpt } from './internal/quote.js';
 import { REDACTED, redactorFor } from './internal/redact.js';
+import { isSecretName, type SecretNameTest, secretNames } from './internal/secret-names.js';
 
 /** What replaces a secret in a log line. */
 export { REDACTED };
@@ -48,14 +51,17 @@ export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'
 /** Environment variable read once, when a client is constructed. */
 export const LOG_ENV = 'CLAIMS_SDK_LOG';
 
-/** Headers whose values are secrets, by lower-case name. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
-
-/** JSON body fields whose values are secrets: a webhook's extra header may be its credential. */
-const SECRET_BODY_FIELDS = /"(headerValue)":"(?:[^"\\]|\\.)*"/g;
+/**
+ * A JSON string field: its name and its value. Those whose names carry a credential (by the
+ * rule of `secret-names.ts`) and `headerValue` (a webhook's extra header may be its credential)
+ * are redacted from logged bodies.
+ */
+const STRING_FIELD = /"((?:[^"\\]|\\.)*)"(\s*:\s*)"(?:[^"\\]|\\.)*"/g;
 
 /** Longest request body written to a debug line, in characters. */
 const MAX_LOGGED_BODY = 2_000;
+/** Longest URL written to a log line, in characters. */
+const MAX_LOGGED_URL = 2_000;
 
 export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value);
@@ -75,11 +81,14 @@ export class RequestLog {
   readonly debugOn: boolean;
   readonly infoOn: boolean;
   readonly warnOn: boolean;
+  /** Whether a header's value is a credential: the name rule plus the client's `redactHeaders`. */
+  readonly isSecretHeader: SecretNameTest;
   readonly #logger: Logger;
 
-  constructor(logger: Logger, level: LogLevel) {
+  constructor(logger: Logger, level: LogLevel, isSecretHeader: SecretNameTest = isSecretName) {
     const rank = LOG_LEVELS.indexOf(level);
     this.#logger = logger;
+    this.isSecretHeader = isSecretHeader;
     this.debugOn = rank <= 0;
     this.infoOn = rank <= 1;
     this.warnOn = rank <= 2;
@@ -129,38 +138,58 @@ export class RequestLog {
  * variable must not stop an application from starting.
  */
 export function resolveLog(
-  options: { logger?: Logger | undefined; logLevel?: LogLevel | undefined },
+  options: {
+    logger?: Logger | undefined;
+    logLevel?: LogLevel | undefined;
+    redactHeaders?: readonly string[] | undefined;
+  },
   env: Record<string, string | undefined> = { [LOG_ENV]: envVar(LOG_ENV) },
 ): RequestLog {
   const fromEnv = env[LOG_ENV]?.trim().toLowerCase();
   const level: LogLevel =
     options.logLevel ?? (isLogLevel(fromEnv) ? fromEnv : options.logger ? 'warn' : 'off');
   if (level === 'off') return RequestLog.off;
-  return new RequestLog(options.logger ?? console, level);
+  return new RequestLog(options.logger ?? console, level, secretNames(options.redactHeaders));
 }
 
 /**
- * A copy of request headers fit for a log line: the values of secret headers replaced by
- * `[REDACTED]`, and the token redacted from every other header, whatever its name.
+ * A copy of request headers fit for a log line: the values of headers whose names carry a
+ * credential (`isSecret`: by default the rule of `secret-names.ts`) replaced by `[REDACTED]`,
+ * and the token redacted from every other header, whatever its name.
  */
-export function redactHeaders(headers: Record<string, string>, token?: string): Record<string, string> {
+export function redactHeaders(
+  headers: Record<string, string>,
+  token?: string,
+  isSecret: SecretNameTest = isSecretName,
+): Record<string, string> {
   const out: Record<string, string> = {};
   const redactor = token ? redactorFor(token) : undefined;
   for (const name in headers) {
     const value = headers[name] as string;
-    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : redactor ? redactor.text(value) : value;
+    out[name] = isSecret(name) ? REDACTED : redactor ? redactor.text(value) : value;
   }
   return out;
 }
 
 /**
- * A JSON request body fit for a log line: `headerValue` replaced, any occurrence of the token
- * replaced (a caller may have pasted it into a field), and cut to 2,000 characters.
+ * A JSON request body fit for a log line: string fields whose names carry a credential and
+ * `headerValue` replaced, any occurrence of the token replaced (a caller may have pasted it
+ * into a field), and cut to 2,000 characters.
  */
 export function redactBody(body: string, token: string): string {
-  let safe = body.replace(SECRET_BODY_FIELDS, `"$1":"${REDACTED}"`);
+  let safe = body.replace(STRING_FIELD, (field, name: string, colon: string) =>
+    name === 'headerValue' || isSecretName(name) ? `"${name}"${colon}"${REDACTED}"` : field,
+  );
   if (token) safe = redactorFor(token).text(safe);
   return safe.length > MAX_LOGGED_BODY ? `${safe.slice(0, MAX_LOGGED_BODY)}… (${safe.length} chars)` : safe;
+}
+
+/**
+ * A call's URL as a log line shows it: query parameters whose names carry a credential (an API
+ * gateway's `subscription-key`, a signature) redacted, cut to 2,000 characters.
+ */
+export function logUrl(url: string): string {
+  return excerpt(redactUrl(url), MAX_LOGGED_URL);
 }
 
 /** Milliseconds since `started` (a `performance.now()` reading), rounded for reading. */
@@ -176,9 +205,9 @@ export function logAttemptStart(
   token: string,
 ): void {
   log.debug(
-    `claims-sdk: ${request.method} ${request.url} (attempt ${request.attempt})`,
+    `claims-sdk: ${request.method} ${logUrl(request.url)} (attempt ${request.attempt})`,
     {
-      headers: redactHeaders(request.headers, token),
+      headers: redactHeaders(request.headers, token, log.isSecretHeader),
       body: typeof body === 'string' ? redactBody(body, token) : body === undefined ? undefined : '[stream]',
     },
     token,
@@ -203,7 +232,7 @@ export function logAttemptEnd(
   const ms = elapsedMs(started);
   const result = typeof outcome === 'number' ? String(outcome) : `${outcome.name}: ${outcome.message}`;
   log.debug(
-    `claims-sdk: ${request.method} ${request.url} -> ${result} in ${ms} ms (attempt ${request.attempt})`,
+    `claims-sdk: ${request.method} ${logUrl(request.url)} -> ${result} in ${ms} ms (attempt ${request.attempt})`,
     { status: typeof outcome === 'number' ? outcome : undefined, attempt: request.attempt, ms },
     request.token,
   );
@@ -213,7 +242,7 @@ export function logAttemptEnd(
 export function logRetry(log: RequestLog, request: AttemptRef, delayMs: number, reason: string): void {
   const delay = Math.round(delayMs);
   log.info(
-    `claims-sdk: retrying ${request.method} ${request.url} in ${delay} ms (attempt ${request.attempt + 1}) after ${reason}`,
+    `claims-sdk: retrying ${request.method} ${logUrl(request.url)} in ${delay} ms (attempt ${request.attempt + 1}) after ${reason}`,
     { attempt: request.attempt + 1, delayMs: delay, reason },
     request.token,
   );

@@ -6,13 +6,14 @@ import {
   restate,
   type ValidationIssue,
 } from '../errors.js';
+import { cachedFormIndex } from '../checks/form-index.js';
 import {
   type LocatedProblem,
   locateExtendedFieldProblems,
   requiredExtendedFields,
 } from '../extended-fields.js';
 import { parseInput } from '../internal/parse-input.js';
-import { quote } from '../internal/quote.js';
+import { excerpt, quote } from '../internal/quote.js';
 import { MetadataCache } from '../metadata-cache.js';
 import { setOutcome } from '../outcome.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
@@ -50,9 +51,13 @@ export class Metadata extends Resource {
   }
 
   /** @internal */
-  constructor(transport: Transport, cacheTtlMs: number) {
+  constructor(transport: Transport, cacheTtlMs: number, cacheMaxEntries?: number) {
     super(transport);
-    this.#cache = new MetadataCache(cacheTtlMs, (query, options) => this.incidentFields(query, options));
+    this.#cache = new MetadataCache(
+      cacheTtlMs,
+      (query, options) => this.incidentFields(query, options),
+      cacheMaxEntries,
+    );
   }
 
   /**
@@ -165,7 +170,8 @@ export class Metadata extends Resource {
     } catch (error) {
       throw lookupFailed(error, form);
     }
-    const problems = locateExtendedFieldProblems(descriptors, incident.extendedFields ?? []);
+    // The cached array is never handed out nor changed: its index is built once per form.
+    const problems = locateExtendedFieldProblems(cachedFormIndex(descriptors), incident.extendedFields ?? []);
     if (problems.length === 0) return;
     const issues = problems.map(toIssue);
     throw new ClaimsValidationError(
@@ -183,7 +189,7 @@ export class Metadata extends Resource {
 function toIssue({ index, problem }: LocatedProblem): ValidationIssue {
   return {
     path: index === undefined ? 'extendedFields' : `extendedFields[${index}]`,
-    message: `${problem.identifier}: ${problem.message}`,
+    message: `${excerpt(problem.identifier)}: ${problem.message}`,
     code: problem.code,
   };
 }
