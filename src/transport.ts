@@ -210,6 +210,8 @@ export class Transport {
     const log = this.#log;
     const wire = span ? span.wire(config.wire) : config.wire;
     let refreshedToken = false;
+    // The token a 401 refused: a provider's failure to replace it may quote it.
+    let refusedToken = '';
     // A request whose kept-alive connection was dead before any byte of it was written goes out
     // once more at once, on a fresh connection: it cannot be a duplicate, and uses no retry.
     let resentFresh = false;
@@ -229,7 +231,9 @@ export class Transport {
         // A static token needs no await: one promise and microtask less per request.
         const source = config.accessToken;
         const token =
-          typeof source === 'string' ? source : await this.#token(refreshedToken, signal, timeoutMs);
+          typeof source === 'string'
+            ? source
+            : await this.#token(refreshedToken, signal, timeoutMs, refusedToken);
         if (!shared) headers.authorization = `Bearer ${token}`;
         let wireBody: string | StreamedBody | undefined = body;
         if (spec.stream) {
@@ -336,6 +340,7 @@ export class Transport {
         if (status === 401 && !refreshedToken && canResend && typeof config.accessToken === 'function') {
           // The provider may hold an expired token: ask it once more; a 401 means nothing was processed.
           refreshedToken = true;
+          refusedToken = token;
           retry--;
           // Stryker disable next-line StringLiteral: set again at the top of the loop; nothing in between reads it
           current = 'not_sent';
@@ -405,7 +410,7 @@ export class Transport {
    * gives way to the caller's abort, to `timeoutMs` (nothing else is in flight meanwhile to
    * make progress) and to the deadline.
    */
-  async #token(refresh: boolean, signal: CallSignal, timeoutMs: number): Promise<string> {
+  async #token(refresh: boolean, signal: CallSignal, timeoutMs: number, refused: string): Promise<string> {
     const source = this.#config.accessToken as AccessTokenProvider;
     let token: unknown;
     signal.watchIdle('the accessToken provider', timeoutMs);
@@ -414,7 +419,7 @@ export class Transport {
     } catch (error) {
       // Also when the call was stopped meanwhile (STOPPED): the call's catch then gives its own
       // AbortError or ClaimsTimeoutError, whatever this says.
-      throw new ClaimsError(providerFailure(error, refresh), { cause: error });
+      throw new ClaimsError(providerFailure(error, refresh, refused), { cause: error });
     } finally {
       signal.unwatchIdle();
     }

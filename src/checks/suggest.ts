@@ -21,7 +21,6 @@ export const MAX_CANDIDATES = 1_000;
 /** Most distance cells (plus one per name looked at) one check spends on its suggestions. */
 export const SUGGESTION_BUDGET = 2_000_000;
 
-
 /** What one check may still spend on suggestions. */
 export class SuggestionBudget {
   #left: number;

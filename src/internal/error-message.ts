@@ -1,4 +1,5 @@
 import { excerpt } from './quote.js';
+import { redactorFor } from './redact.js';
 
 /** The message of anything thrown: an `Error`'s `message`, else the value as a string. */
 export function errorMessage(error: unknown): string {
@@ -8,11 +9,12 @@ export function errorMessage(error: unknown): string {
 /**
  * The message of a token provider's failure: what failed and why, in the provider's own words
  * (cut and escaped like any outside text: a provider's error may quote a server's answer),
- * so a log line of the message alone says what to fix. The provider's error stays the `cause`.
+ * so a log line of the message alone says what to fix. The token the 401 `refused`, which the
+ * provider may quote, is redacted. The provider's error stays the `cause`, as it was thrown.
  */
-export function providerFailure(error: unknown, refresh: boolean): string {
+export function providerFailure(error: unknown, refresh: boolean, refused = ''): string {
   const why = error instanceof Error ? `${error.name}: ${error.message}` : safeString(error);
-  return `accessToken provider failed${refresh ? ' after a 401' : ''}: ${excerpt(why)}`;
+  return `accessToken provider failed${refresh ? ' after a 401' : ''}: ${excerpt(redactorFor(refused).text(why))}`;
 }
 
 /** `String(value)`, or its kind when even that throws (an object with a throwing toString). */

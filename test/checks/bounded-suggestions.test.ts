@@ -202,7 +202,19 @@ describe('the extended-field suggestion, bounded', () => {
 
   it("the sandbox's check (the same code) does no work on a 200 KB identifier", () => {
     const { result, cells } = workOf(() =>
-      extendedFieldProblems(form, [{ identifier: 'y'.repeat(200 * 1024), value: 'a' }]),
+      extendedFieldProblems(
+        form.map((f) => ({
+          identifier: f.identifier,
+          mapsTo: 'extendedFields',
+          name: 'n',
+          section: 's',
+          dataType: 'string',
+          maxLength: null,
+          isRequired: false,
+          listSource: null,
+        })),
+        [{ identifier: 'y'.repeat(200 * 1024), value: 'a' }],
+      ),
     );
     expect(cells).toBe(0);
     expect(result[0]).toMatchObject({ code: 'unknown_identifier', path: 'extendedFields[0].identifier' });
