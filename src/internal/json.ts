@@ -73,9 +73,11 @@ export function quoteInexactNumbers(text: string): string {
       idKey = idValue = false;
       continue;
     }
-    if (code === COLON) idValue = idKey;
-    else if (!isSpace(code)) idValue = false;
-    idKey = false;
+    // Whitespace between a key, its colon and its value changes nothing.
+    if (!isSpace(code)) {
+      idValue = code === COLON && idKey;
+      idKey = false;
+    }
     i++;
   }
   return out + text.slice(copiedTo);
