@@ -104,7 +104,7 @@ export function locateExtendedFieldProblems(
     if (descriptor === undefined) add(unknownProblem(field.identifier, index, budget));
     else for (const problem of valueProblems(index, descriptor, field.value)) add(problem);
   });
-  for (const descriptor of requiredExtendedFields(index.descriptors)) {
+  for (const descriptor of index.required(requiredExtendedFields)) {
     if (!firstIndex.has(descriptor.identifier)) {
       located.push({ index: undefined, problem: absentProblem(descriptor) });
     }

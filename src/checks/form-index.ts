@@ -21,6 +21,7 @@ export class FormIndex {
   readonly #byIdentifier = new Map<string, IncidentFieldDescriptor>();
   readonly #lists = new Map<IncidentFieldDescriptor, ListIndex>();
   #names: NameIndex | undefined;
+  #required: IncidentFieldDescriptor[] | undefined;
 
   constructor(descriptors: readonly IncidentFieldDescriptor[]) {
     this.descriptors = descriptors;
@@ -41,6 +42,14 @@ export class FormIndex {
       this.#lists.set(descriptor, index);
     }
     return index;
+  }
+
+  /** The form's required fields, found by `find` on first use (a form of 100,000 fields is read once). */
+  required(
+    find: (descriptors: readonly IncidentFieldDescriptor[]) => IncidentFieldDescriptor[],
+  ): readonly IncidentFieldDescriptor[] {
+    this.#required ??= find(this.descriptors);
+    return this.#required;
   }
 
   /**
