@@ -204,7 +204,7 @@ function lookupFailed(error: unknown, form: string): Error {
   const why =
     error instanceof ClaimsApiError && error.status === 404
       ? `there is no incident form metadata for ${form} (the look-up answered 404)`
-      : `the incident form metadata for ${form} could not be read (${error instanceof ClaimsApiError ? error.status : error instanceof Error ? error.name : String(error)})`;
+      : `the incident form metadata for ${form} could not be read (${error instanceof ClaimsApiError ? error.status : error instanceof Error ? excerpt(error.name) : excerpt(String(error))})`;
   return restate(
     error,
     `Cannot check extendedFields: ${why}. The claim was not sent; the look-up's error is the cause.`,

@@ -290,6 +290,16 @@ describe('caller values in messages', () => {
     expectSafe((error as Error).message);
   });
 
+  it('a date with controls, 100 KB long: quoted, cut and escaped', async () => {
+    const incidentDate = `\u001b[2J${'9'.repeat(100_000)}`;
+    const error = (await client()
+      .incidents.create({ ...incident, incidentDate })
+      .catch((e: unknown) => e)) as ClaimsValidationError;
+    const issue = error.issues.find((i) => i.path === 'incidentDate');
+    expect(issue?.message).toMatch(/^must be a date in the form YYYY-MM-DD, got "\\u001b\[2J9+…"$/);
+    expectSafe(issue?.message ?? '', MAX_QUOTED + 50);
+  });
+
   it('a 1 MB extended field identifier: the issue message cut, the identifier kept in the problem', async () => {
     const identifier = `f:${'z'.repeat(1 << 20)}`;
     const problems = checkExtendedFields([{ identifier: 'f:A' }], [{ identifier, value: 'v' }]);
