@@ -51,10 +51,11 @@ export function describeUrl(url: string): string {
  */
 export function redactUrl(url: string, replacement = REDACTED): string {
   let out = url.replace(USERINFO, `$1${replacement}:${replacement}@`);
-  const start = out.indexOf('?');
-  if (start === -1) return out;
-  const hash = out.indexOf('#', start);
+  // The query is between the first `?` and the fragment; a `?` inside the fragment is not one.
+  const hash = out.indexOf('#');
   const end = hash === -1 ? out.length : hash;
+  const start = out.indexOf('?');
+  if (start === -1 || start > end) return out;
   const params = out
     .slice(start + 1, end)
     .split('&')
