@@ -4,6 +4,17 @@
  * which URL parts are redacted, and the server's words in an API error.
  */
 import { describe, expect, it } from 'vitest';
+import { FormIndex } from '../../src/checks/form-index.js';
+import {
+  MAX_CANDIDATES,
+  MAX_SUGGESTION_LENGTH,
+  SUGGESTION_BUDGET,
+  SuggestionBudget,
+} from '../../src/checks/suggest.js';
+import { locateExtendedFieldProblems } from '../../src/extended-fields.js';
+import { parseJsonLossless } from '../../src/internal/json.js';
+import { Redactor, STANDALONE_BELOW } from '../../src/internal/redact.js';
+import { isSecretName } from '../../src/internal/secret-names.js';
 import { describeIssues, describeUrl, redactUrl, summariseBody } from '../../src/internal/describe.js';
 import {
   boundMessage,
@@ -220,5 +231,126 @@ describe("summariseBody: the server's words", () => {
   it('a long body mostly of spaces still says it was cut', () => {
     expect(summariseBody(`word${' '.repeat(2_000)}more`)).toBe(': word…');
     expect(summariseBody(`word${' '.repeat(1_100)}more`)).toBe(': word more');
+  });
+});
+
+describe('ids kept as sent: the key and the spacing', () => {
+  it.each([
+    ['{"id"\t:\n1.0}', { id: '1.0' }],
+    ['{"id"\r\n:\r\n1.0}', { id: '1.0' }],
+    ['{ "x-id" : 1e2 }', { 'x-id': '1e2' }],
+    ['{"USER_ID":1e2}', { USER_ID: '1e2' }],
+    ['{"userID":-0}', { userID: '-0' }],
+    ['{"id":[1.0]}', { id: [1] }],
+    ['{"id":{"n":1.0}}', { id: { n: 1 } }],
+    ['{"xid":1.0,"Aid":1.0,"_Id":1.0}', { xid: 1, Aid: 1, _Id: 1 }],
+    ['{"id":1.0,"n":1.0}', { id: '1.0', n: 1 }],
+    ['["id",1.0]', ['id', 1]],
+  ])('%s', (text, parsed) => {
+    expect(parseJsonLossless(text)).toEqual(parsed);
+  });
+
+  it('text that is not JSON stays not JSON', () => {
+    expect(() => parseJsonLossless('{"id":1.0.0}')).toThrow(SyntaxError);
+    expect(() => parseJsonLossless('{"id":01.5}')).toThrow(SyntaxError);
+  });
+});
+
+describe('the token: alone below 16 characters, anywhere from 16', () => {
+  it('15 characters glued to a word are left; 16 are redacted', () => {
+    expect(STANDALONE_BELOW).toBe(16);
+    const fifteen = 'a'.repeat(14) + 'Z';
+    const sixteen = 'a'.repeat(15) + 'Z';
+    expect(new Redactor(fifteen).text(`x${fifteen}y`)).toBe(`x${fifteen}y`);
+    expect(new Redactor(sixteen).text(`x${sixteen}y`)).toBe('x[REDACTED]y');
+  });
+
+  it.each(['%2f', '%2F', '\\u00AB', '\\u00ab', '\\b', '\\f', '\\n', '\\r', '\\t'])(
+    'an escape (%s) before a short token counts as a separator',
+    (escape) => {
+      expect(new Redactor('tok').text(`x${escape}tok`)).toBe(`x${escape}[REDACTED]`);
+    },
+  );
+
+  it('a letter, a digit, _ or a letter of another script before or after: no separator', () => {
+    for (const glued of [
+      'atok',
+      '1tok',
+      '_tok',
+      'étok',
+      'tokb',
+      'tok2',
+      'tok_',
+      'tokж',
+      '\\xtok',
+      '%2gtok',
+    ]) {
+      expect(new Redactor('tok').text(glued)).toBe(glued);
+    }
+  });
+});
+
+describe('names that carry a credential', () => {
+  it.each([
+    'key',
+    'token',
+    'secret',
+    'auth',
+    'signature',
+    'password',
+    'passwd',
+    'credential',
+    'session',
+    'cookie',
+  ])('%s, in any case and anywhere in the name', (word) => {
+    expect(isSecretName(`x-${word.toUpperCase()}-y`)).toBe(true);
+    expect(isSecretName(word)).toBe(true);
+    expect(isSecretName(word.slice(1))).toBe(false);
+  });
+
+  it('sig only as the whole name', () => {
+    expect(isSecretName('sig')).toBe(true);
+    expect(isSecretName('x-sig')).toBe(false);
+    expect(isSecretName('sigs')).toBe(false);
+  });
+});
+
+describe('the suggestion caps', () => {
+  const fields = (n: number) => Array.from({ length: n }, (_, i) => ({ identifier: `f:Field_${i}` }));
+  const message = (descriptors: Array<{ identifier: string }>, identifier: string) =>
+    locateExtendedFieldProblems(descriptors, [{ identifier, value: 'v' }])[0]?.problem.message;
+
+  it('1,000 fields are all compared; of 1,001, the last is not', () => {
+    expect(SUGGESTION_BUDGET).toBe(2_000_000);
+    expect(MAX_CANDIDATES).toBe(1_000);
+    expect(message(fields(1_000), 'zzzz:qqqqqqqqqqqqqqq')).toMatch(/the nearest is/);
+    expect(message(fields(1_001), 'zzzz:qqqqqqqqqqqqqqq')).toMatch(
+      /; no close field among the 1000 of 1001 compared$/,
+    );
+  });
+
+  it('a name too long to suggest is skipped, not counted as compared', () => {
+    const long = { identifier: `f:${'L'.repeat(MAX_SUGGESTION_LENGTH)}` };
+    expect(message([long, ...fields(1_000)], 'zzzz:qqqqqqqqqqqqqqq')).toMatch(/the nearest is/);
+  });
+
+  it('an identifier equal but for case: the earlier of the whole and the field-part matches', () => {
+    const descriptors = [{ identifier: 'a:Other' }, { identifier: 'b:Name' }, { identifier: 'x:NAME' }];
+    expect(message(descriptors, 'X:name')).toContain('did you mean "b:Name"');
+    expect(message([{ identifier: 'x:NAME' }, { identifier: 'b:Name' }], 'X:name')).toContain(
+      'did you mean "x:NAME"',
+    );
+  });
+
+  it('a budget already spent compares nothing', () => {
+    const budget = new SuggestionBudget(0);
+    expect(budget.left).toBe(false);
+    expect(new SuggestionBudget(1).left).toBe(true);
+    expect(new FormIndex(fields(3)).closest('f:Feld_1', budget)).toEqual({
+      close: undefined,
+      nearest: undefined,
+      search: 'cut',
+      compared: 0,
+    });
   });
 });
