@@ -9,6 +9,7 @@
 
 import { redactUrl } from './internal/describe.js';
 import { envVar } from './internal/env.js';
+import { endOfString } from './internal/json.js';
 import { excerpt } from './internal/quote.js';
 import { REDACTED, redactorFor } from './internal/redact.js';
 import { isSecretName, type SecretNameTest, secretNames } from './internal/secret-names.js';
@@ -50,13 +51,6 @@ export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'
 
 /** Environment variable read once, when a client is constructed. */
 export const LOG_ENV = 'CLAIMS_SDK_LOG';
-
-/**
- * A JSON string field: its name and its value. Those whose names carry a credential (by the
- * rule of `secret-names.ts`) and `headerValue` (a webhook's extra header may be its credential)
- * are redacted from logged bodies.
- */
-const STRING_FIELD = /"((?:[^"\\]|\\.)*)"(\s*:\s*)"(?:[^"\\]|\\.)*"/g;
 
 /** Longest request body written to a debug line, in characters. */
 const MAX_LOGGED_BODY = 2_000;
@@ -172,16 +166,67 @@ export function redactHeaders(
 }
 
 /**
- * A JSON request body fit for a log line: string fields whose names carry a credential and
- * `headerValue` replaced, any occurrence of the token replaced (a caller may have pasted it
- * into a field), and cut to 2,000 characters.
+ * A JSON request body fit for a log line: string fields whose names carry a credential (see
+ * `secret-names.ts`) and `headerValue` replaced, any occurrence of the token replaced (a caller
+ * may have pasted it into a field), and cut to 2,000 characters. One pass over the text, which
+ * stays exactly as sent otherwise.
  */
 export function redactBody(body: string, token: string): string {
-  let safe = body.replace(STRING_FIELD, (field, name: string, colon: string) =>
-    name === 'headerValue' || isSecretName(name) ? `"${name}"${colon}"${REDACTED}"` : field,
-  );
+  let safe = redactSecretFields(body);
   if (token) safe = redactorFor(token).text(safe);
   return safe.length > MAX_LOGGED_BODY ? `${safe.slice(0, MAX_LOGGED_BODY)}… (${safe.length} chars)` : safe;
+}
+
+const QUOTE = 0x22;
+const COLON = 0x3a;
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+/** What ends a literal value: a comma, a closing bracket or brace, or space. */
+const LITERAL_END = new Set([0x2c, 0x7d, 0x5d, 0x20, 0x09, 0x0a, 0x0d]);
+
+/** The JSON text with the string value of every secret field replaced by `"[REDACTED]"`. */
+function redactSecretFields(json: string): string {
+  let out = '';
+  let copiedTo = 0;
+  // The last string, as a key it may be (its characters between the quotes).
+  let keyFrom = -1;
+  let keyTo = -1;
+  let secretValueNext = false;
+  let i = 0;
+  while (i < json.length) {
+    const code = json.charCodeAt(i);
+    if (code === QUOTE) {
+      const end = endOfString(json, i);
+      if (secretValueNext) {
+        out += `${json.slice(copiedTo, i)}"${REDACTED}"`;
+        copiedTo = end;
+        keyFrom = -1;
+      } else [keyFrom, keyTo] = [i + 1, end - 1];
+      secretValueNext = false;
+      i = end;
+      continue;
+    }
+    if (secretValueNext && code !== OPEN_OBJECT && code !== OPEN_ARRAY && !isJsonSpace(code)) {
+      // A number, `true`, `false` or `null` given for a secret: hidden as well.
+      let end = i + 1;
+      while (end < json.length && !LITERAL_END.has(json.charCodeAt(end))) end++;
+      out += `${json.slice(copiedTo, i)}"${REDACTED}"`;
+      copiedTo = i = end;
+      secretValueNext = false;
+      continue;
+    }
+    if (code === COLON && keyFrom !== -1) {
+      const name = json.slice(keyFrom, keyTo);
+      secretValueNext = name === 'headerValue' || isSecretName(name);
+    } else if (!isJsonSpace(code)) secretValueNext = false;
+    if (!isJsonSpace(code)) keyFrom = -1;
+    i++;
+  }
+  return out + json.slice(copiedTo);
+}
+
+function isJsonSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 }
 
 /**

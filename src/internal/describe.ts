@@ -28,7 +28,8 @@ export function describeIssues(prefix: string, issues: readonly ValidationIssue[
   for (const issue of issues) {
     const line = excerpt(issue.path ? `${issue.path}: ${issue.message}` : issue.message, MAX_ISSUE_LINE);
     const next = shown === 0 ? line : `${text}; ${line}`;
-    if (shown > 0 && next.length > MAX_ISSUE_TEXT) break;
+    // The first line always fits: it is cut to MAX_ISSUE_LINE, below MAX_ISSUE_TEXT.
+    if (next.length > MAX_ISSUE_TEXT) break;
     text = next;
     shown++;
   }
@@ -50,23 +51,23 @@ export function describeUrl(url: string): string {
  * by `replacement`; everything else as it was (no re-encoding).
  */
 export function redactUrl(url: string, replacement = REDACTED): string {
-  let out = url.replace(USERINFO, `$1${replacement}:${replacement}@`);
-  // The query is between the first `?` and the fragment; a `?` inside the fragment is not one.
+  const out = url.replace(USERINFO, `$1${replacement}:${replacement}@`);
+  // The query runs from the first `?` to the fragment; a `?` inside the fragment is not one.
   const hash = out.indexOf('#');
-  const end = hash === -1 ? out.length : hash;
-  const start = out.indexOf('?');
-  if (start === -1 || start > end) return out;
-  const params = out
-    .slice(start + 1, end)
-    .split('&')
-    .map((param) => {
-      const equals = param.indexOf('=');
-      if (equals === -1 || !isSecretName(decodeName(param.slice(0, equals)))) return param;
-      return `${param.slice(0, equals + 1)}${replacement}`;
-    });
-  out = `${out.slice(0, start + 1)}${params.join('&')}${out.slice(end)}`;
-  return out;
+  const head = hash === -1 ? out : out.slice(0, hash);
+  const start = head.indexOf('?');
+  // Stryker disable next-line ConditionalExpression: without a `?`, the slice below is the head's last character, which holds no parameter
+  if (start === -1) return out;
+  const query = head
+    .slice(start)
+    .replace(PARAM, (param: string, name: string) =>
+      isSecretName(decodeName(name)) ? `${name}=${replacement}` : param,
+    );
+  return `${head.slice(0, start)}${query}${out.slice(head.length)}`;
 }
+
+/** One `name=value` parameter of a query (a name without `=` has no value to hide). */
+const PARAM = /(?<=[?&])([^=&]*)=[^&]*/g;
 
 /** `scheme://user:password@` (or `user@`) at the start of a URL. */
 const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i;

@@ -12,7 +12,7 @@ export function errorMessage(error: unknown): string {
  * so a log line of the message alone says what to fix. The token the 401 `refused`, which the
  * provider may quote, is redacted. The provider's error stays the `cause`, as it was thrown.
  */
-export function providerFailure(error: unknown, refresh: boolean, refused = ''): string {
+export function providerFailure(error: unknown, refresh: boolean, refused: string): string {
   const why = error instanceof Error ? `${error.name}: ${error.message}` : safeString(error);
   return `accessToken provider failed${refresh ? ' after a 401' : ''}: ${excerpt(redactorFor(refused).text(why))}`;
 }

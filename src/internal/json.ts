@@ -97,7 +97,7 @@ const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const INTEGER = /^-?(?:0|[1-9]\d*)$/;
 
 /** Index just past the string literal opening at `start` (or the text's end when unclosed). */
-function endOfString(text: string, start: number): number {
+export function endOfString(text: string, start: number): number {
   let i = start + 1;
   // Stryker disable next-line EqualityOperator: at `i === text.length` the code is NaN: one more step, and the caller's loop ends there too
   while (i < text.length) {

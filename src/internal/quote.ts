@@ -60,6 +60,7 @@ export function quote(value: unknown): string {
  */
 export function excerpt(text: string, max: number = MAX_QUOTED): string {
   // Nearly every text: short and clean, returned as it is without a walk.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut only; the walk returns such a text unchanged
   if (text.length <= max && !CONTROL.test(text)) return text;
   return cut(text, max, controlEscape);
 }
@@ -70,6 +71,7 @@ export function excerpt(text: string, max: number = MAX_QUOTED): string {
  * through it, whoever built the message.
  */
 export function boundMessage(message: string): string {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut only; the escaping below returns such a message unchanged
   if (message.length <= MAX_MESSAGE && !CONTROL.test(message)) return message;
   const escaped = cut(message, Number.POSITIVE_INFINITY, controlEscape);
   if (escaped.length <= MAX_MESSAGE) return escaped;

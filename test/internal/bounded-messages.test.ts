@@ -338,6 +338,17 @@ describe("a token provider's failure", () => {
     expectSafe(error.message, 'accessToken provider failed after a 401: '.length + MAX_QUOTED);
   });
 
+  it('a provider throwing something even String() fails on says what kind it was', async () => {
+    const client = new ClaimsClient({
+      baseUrl: server.url,
+      accessToken: () => {
+        throw Object.create(null);
+      },
+    });
+    const error = (await client.subscriptions.list(1).catch((e: unknown) => e)) as ClaimsError;
+    expect(error.message).toBe('accessToken provider failed: a thrown object');
+  });
+
   it('a provider throwing a non-Error says what it threw', async () => {
     const client = new ClaimsClient({
       baseUrl: server.url,

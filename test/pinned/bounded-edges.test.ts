@@ -79,6 +79,14 @@ describe('which characters are escaped', () => {
     expect(escapeControls(char)).toBe(char);
   });
 
+  it.each(['\u{10000}', '\u{103FF}', '\u{10C00}', '\u{10FFFF}', '\u{FFFFF}'])(
+    'a pair (%s) is kept whole where the text is walked (a control in it)',
+    (pair) => {
+      expect(excerpt(`\n${pair}`)).toBe(`\\n${pair}`);
+      expect(escapeControls(`${pair}\t`)).toBe(`${pair}\\t`);
+    },
+  );
+
   it('a high surrogate before a character that is no low one is alone', () => {
     expect(escapeControls('\ud800\udbff')).toBe('\\ud800\\udbff');
     expect(escapeControls('\ud800a\udc00')).toBe('\\ud800a\\udc00');
@@ -124,6 +132,11 @@ describe('boundMessage', () => {
     // The note is 30 characters; the text before it, with its ellipsis, the rest.
     expect(grown).toBe(`${'m'.repeat(MAX_MESSAGE - 31)}… (1 more characters not shown)`);
     expect(grown).toHaveLength(MAX_MESSAGE);
+  });
+
+  it('a message that reaches MAX_MESSAGE exactly once escaped is whole', () => {
+    const message = boundMessage(`${'m'.repeat(MAX_MESSAGE - 2)}\n`);
+    expect(message).toBe(`${'m'.repeat(MAX_MESSAGE - 2)}\\n`);
   });
 
   it('a short message with a control is only escaped', () => {
@@ -191,6 +204,12 @@ describe('redactUrl and describeUrl', () => {
     ['https://h/p?%ZZkey=1', 'https://h/p?%ZZkey=[REDACTED]'],
     ['https://h/p?sig=1&signal=2', 'https://h/p?sig=[REDACTED]&signal=2'],
     ['https://h/a@b', 'https://h/a@b'],
+    ['https://h/a/key=1', 'https://h/a/key=1'],
+    ['h?key=1', 'h?key=[REDACTED]'],
+    ['https://h/p?tokens&a=1', 'https://h/p?tokens&a=1'],
+    ['https://h/p?+sig=1', 'https://h/p?+sig=1'],
+    ['https://h/p?a=1&&key=2&', 'https://h/p?a=1&&key=[REDACTED]&'],
+    ['https://h/p?=1&key=', 'https://h/p?=1&key=[REDACTED]'],
   ])('%s', (url, redacted) => {
     expect(redactUrl(url)).toBe(redacted);
   });

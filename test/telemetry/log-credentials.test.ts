@@ -92,6 +92,7 @@ describe('the rule', () => {
     expect(test('x-tenant')).toBe(false);
     expect(test('x-api-key')).toBe(true);
     expect(secretNames([])).toBe(isSecretName);
+    expect(secretNames()).toBe(isSecretName);
   });
 });
 
@@ -127,6 +128,27 @@ describe('what a log line shows', () => {
     );
     expect(logUrl(`https://h/${'p'.repeat(5_000)}`)).toHaveLength(2_000);
     expect(logUrl('https://h/x')).toBe('https://h/x');
+  });
+
+  it('numbers, booleans and null given for a secret; nested objects and arrays walked, not hidden', () => {
+    expect(
+      redactBody(
+        '{"pin_password":1234,"x":1,"token" : true,"k":{"apiKey":null},"keys":["a"],"n":[{"secret":"s"}]}',
+        '',
+      ),
+    ).toBe(
+      '{"pin_password":"[REDACTED]","x":1,"token" : "[REDACTED]","k":{"apiKey":"[REDACTED]"},"keys":["a"],"n":[{"secret":"[REDACTED]"}]}',
+    );
+    expect(redactBody('{"secret":12', '')).toBe('{"secret":"[REDACTED]"');
+    expect(redactBody('["key",":","v"]', '')).toBe('["key",":","v"]');
+    expect(redactBody('{"a":"key","b":"v"}', '')).toBe('{"a":"key","b":"v"}');
+    expect(redactBody('{"key"\t:\n"v"}', '')).toBe('{"key"\t:\n"[REDACTED]"}');
+  });
+
+  it('a body of 100,000 escaped quotes is read once (linear), not once per quote', () => {
+    const body = JSON.stringify({ description: '"'.repeat(100_000), password: 'p' });
+    const redacted = redactBody(body, '');
+    expect(redacted.endsWith(`… (${body.length - 'p'.length + '[REDACTED]'.length} chars)`)).toBe(true);
   });
 
   it('JSON fields named like credentials, and headerValue, whatever the spacing', () => {
