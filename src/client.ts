@@ -1,14 +1,15 @@
 import type { Dispatcher } from 'undici';
 import { ClaimsValidationError, describeIssues, type ValidationIssue } from './errors.js';
+import { type FormSnapshot, formSnapshotIssues, indexFormSnapshot } from './form-snapshot.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './internal/answer.js';
 import { redactUrl } from './internal/describe.js';
-import { quote } from './internal/quote.js';
 import {
   headerIssues,
   isSendableToken,
   nonNegativeIntegerIssues,
   timeoutIssues,
 } from './internal/options.js';
+import { quote } from './internal/quote.js';
 import { isLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel, resolveLog } from './logger.js';
 import type { Platform } from './platform/types.js';
 import { Attachments } from './resources/attachments.js';
@@ -96,17 +97,32 @@ export interface ClaimsClientOptions {
   /**
    * Most incident forms the metadata cache keeps. Past it the least recently used form is
    * dropped (and read again when next needed); expired forms are dropped as new ones come.
-   * A form of 20 fields takes about 23 KiB of heap, its indexes included (README "Caching").
+   * A form of 20 fields takes about 23 KiB of heap, its indexes included (docs/extended-fields.md, "Caching").
    * @default 1000
    */
   metadataCacheMaxEntries?: number;
   /**
    * More header names whose values the debug log replaces with `[REDACTED]` (any case). Names
    * containing `key`, `token`, `secret`, `auth`, `signature`, `password`, `passwd`,
-   * `credential`, `session` or `cookie` are redacted anyway (README "Logging").
+   * `credential`, `session` or `cookie` are redacted anyway (docs/observability.md, "Logging").
    * @example redactHeaders: ['X-Tenant-Pin']
    */
   redactHeaders?: readonly string[];
+  /**
+   * Incident forms pulled ahead of time (`claims forms pull`): the parsed `claims-forms.json`,
+   * or the generated module's `snapshot`. `incidents.create` and `metadata.requiredFields`
+   * read a form in it with no metadata look-up (offline, on a cold start); a form not in it
+   * is looked up as before, unless `formSnapshotOnly`. Copied when the client is made.
+   * See docs/forms-as-code.md.
+   */
+  formSnapshot?: FormSnapshot;
+  /**
+   * Refuse, rather than look up, a form that is not in `formSnapshot`: `incidents.create`
+   * with `extendedFields` for it rejects with `ClaimsValidationError` (code
+   * `form_not_in_snapshot`) and sends nothing. Needs `formSnapshot`.
+   * @default false
+   */
+  formSnapshotOnly?: boolean;
   /**
    * Where to write log lines: any object with console-style `debug`/`info`/`warn`/`error`
    * methods (`console`, pino, winston). Tokens and webhook `headerValue`s are redacted.
@@ -177,6 +193,10 @@ export class ClaimsClientBase {
       transport,
       options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS,
       options.metadataCacheMaxEntries,
+      options.formSnapshot && {
+        forms: indexFormSnapshot(options.formSnapshot),
+        only: options.formSnapshotOnly === true,
+      },
     );
     this.incidents = new Incidents(transport, extendedFieldsChecker(this.metadata), this.attachments);
     this.events = new Events(transport, this.attachments);
@@ -290,6 +310,11 @@ function checkOptions(options: ClaimsClientOptions, platform: Platform): string 
     issues.push({ path: 'maxResponseBytes', message: 'must be a positive whole number of bytes' });
   }
   if (options?.headers !== undefined) issues.push(...headerIssues('headers', options.headers));
+  if (options?.formSnapshot !== undefined) issues.push(...formSnapshotIssues(options.formSnapshot));
+  if (options?.formSnapshotOnly !== undefined && typeof options.formSnapshotOnly !== 'boolean')
+    issues.push({ path: 'formSnapshotOnly', message: 'must be a boolean' });
+  else if (options?.formSnapshotOnly === true && options.formSnapshot === undefined)
+    issues.push({ path: 'formSnapshotOnly', message: 'needs formSnapshot (the forms it may use)' });
   if (
     options?.userAgent !== undefined &&
     !(typeof options.userAgent === 'string' && /^[\x20-\x7e]*$/.test(options.userAgent))

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeCall, errorFromResponse, restate } from '../../src/errors.js';
 import {
   ClaimsApiError,
   ClaimsClient,
@@ -20,11 +21,10 @@ import {
   checkExtendedFields,
   type IncidentFieldDescriptor,
 } from '../../src/index.js';
-import { describeCall, errorFromResponse, restate } from '../../src/errors.js';
 import {
+  boundMessage,
   escapeControls,
   excerpt,
-  boundMessage,
   MAX_MESSAGE,
   MAX_QUOTED,
   quote,

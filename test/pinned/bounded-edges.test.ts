@@ -12,10 +12,8 @@ import {
   SuggestionBudget,
 } from '../../src/checks/suggest.js';
 import { locateExtendedFieldProblems } from '../../src/extended-fields.js';
-import { parseJsonLossless } from '../../src/internal/json.js';
-import { Redactor, STANDALONE_BELOW } from '../../src/internal/redact.js';
-import { isSecretName } from '../../src/internal/secret-names.js';
 import { describeIssues, describeUrl, redactUrl, summariseBody } from '../../src/internal/describe.js';
+import { parseJsonLossless } from '../../src/internal/json.js';
 import {
   boundMessage,
   escapeControls,
@@ -24,6 +22,8 @@ import {
   MAX_QUOTED,
   quote,
 } from '../../src/internal/quote.js';
+import { Redactor, STANDALONE_BELOW } from '../../src/internal/redact.js';
+import { isSecretName } from '../../src/internal/secret-names.js';
 
 describe('which characters are escaped', () => {
   it.each([
@@ -286,8 +286,8 @@ describe('the token: alone below 16 characters, anywhere from 16', () => {
 
   it.each(['%2f', '%2F', '\\u00AB', '\\u00ab', '\\b', '\\f', '\\n', '\\r', '\\t'])(
     'an escape (%s) before a short token counts as a separator',
-    (escape) => {
-      expect(new Redactor('tok').text(`x${escape}tok`)).toBe(`x${escape}[REDACTED]`);
+    (separator) => {
+      expect(new Redactor('tok').text(`x${separator}tok`)).toBe(`x${separator}[REDACTED]`);
     },
   );
 

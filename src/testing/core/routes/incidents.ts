@@ -29,7 +29,7 @@ export const createIncident: RouteHandler = async (req, _params, ctx) => {
   });
   const extendedFields = body.extendedFields ?? [];
   const problems =
-    keyProblems.length > 0 ? keyProblems : extendedFieldProblems(ctx.metadata.fields(key), extendedFields);
+    keyProblems.length > 0 ? keyProblems : extendedFieldProblems(ctx.metadata.formIndex(key), extendedFields);
   const link = await checkAttachmentRefs(ctx, body.attachments ?? [], problems);
 
   const incident: SandboxIncident = {
