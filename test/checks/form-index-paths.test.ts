@@ -42,7 +42,7 @@ describe('a form from formSnapshot', () => {
       formSnapshot: snapshot,
       fetch: async (input, init) => {
         seen.push(
-          `${init?.method} ${new URL(String(input instanceof Request ? input.url : input)).pathname}`,
+          `${init?.method} ${new URL(String(input)).pathname}`,
         );
         return Response.json({ incidentId: 'i-1' }, { status: 201 });
       },
