@@ -41,9 +41,7 @@ describe('a form from formSnapshot', () => {
       accessToken: 'a-token-of-sixteen-chars',
       formSnapshot: snapshot,
       fetch: async (input, init) => {
-        seen.push(
-          `${init?.method} ${new URL(String(input)).pathname}`,
-        );
+        seen.push(`${init?.method} ${new URL(String(input)).pathname}`);
         return Response.json({ incidentId: 'i-1' }, { status: 201 });
       },
     });
