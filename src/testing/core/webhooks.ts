@@ -1,4 +1,5 @@
 import { SandboxHttpError, validationFailed } from './http.js';
+import { sandboxFull } from './limits.js';
 import type {
   FiltersBody,
   SubscriptionCreateBody,
@@ -40,7 +41,31 @@ export class WebhookStore {
   #nextWebhookId = 1;
   #nextSubscriptionId = 1;
 
+  constructor(private readonly limits: { maxWebhooks: number; maxSubscriptions: number }) {}
+
+  /** Forgets every webhook and subscription; ids start from 1 again (`sandbox.reset()`). */
+  clear(): void {
+    this.#webhooks.clear();
+    this.#subscriptions.clear();
+    this.#nextWebhookId = 1;
+    this.#nextSubscriptionId = 1;
+  }
+
+  /** Every webhook (copies), for the inspector. */
+  list(): SandboxWebhook[] {
+    return [...this.#webhooks.values()].map((w) => ({ ...w }));
+  }
+
+  /** The webhook, or `undefined`. */
+  find(webhookId: number): SandboxWebhook | undefined {
+    const webhook = this.#webhooks.get(webhookId);
+    return webhook && { ...webhook };
+  }
+
   create(body: WebhookCreateBody): SandboxWebhook {
+    if (this.#webhooks.size >= this.limits.maxWebhooks) {
+      throw sandboxFull('webhooks', 'maxWebhooks', this.limits.maxWebhooks);
+    }
     const webhook: SandboxWebhook = {
       webhookId: this.#nextWebhookId++,
       url: body.url,
@@ -73,6 +98,9 @@ export class WebhookStore {
     this.get(webhookId);
     const filters = body.filters ?? { fields: [] };
     this.#check(webhookId, undefined, body.name, body.webhookEvent, filters);
+    if (this.#subscriptions.size >= this.limits.maxSubscriptions) {
+      throw sandboxFull('subscriptions', 'maxSubscriptions', this.limits.maxSubscriptions);
+    }
     const subscription: SandboxSubscription = {
       webhookSubscriptionId: this.#nextSubscriptionId++,
       webhookId,
