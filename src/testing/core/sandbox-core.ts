@@ -18,6 +18,7 @@ import { MetadataStore } from './metadata.js';
 import type { SandboxMetadata, SandboxMetadataInput } from './metadata-types.js';
 import { type SandboxOAuthOptions, TokenIssuer } from './oauth.js';
 import { guardedUndiciFetch, type OutboundFetch } from './outbound.js';
+import { pause } from './pause.js';
 import { PendingWork } from './pending.js';
 import { bearerMatches, findRoute } from './router.js';
 import type { SandboxContext } from './routes/context.js';
@@ -192,6 +193,7 @@ export class SandboxCore {
     let body: Uint8Array = EMPTY;
     let fault: SandboxFault | undefined;
     let ran = false;
+    let delayMs = 0;
     let answer: SandboxResponse;
     let release: (() => void) | undefined;
     try {
@@ -203,8 +205,7 @@ export class SandboxCore {
       body = await readBody(operation.limit);
       fault = this.faults.take(head.method, operation.template, operation.segments) ?? this.#chaos?.draw();
       const req = { ...head, body };
-      const faulted = await applyFault(fault, () => operation.run(req), head.signal);
-      ({ answer, ran } = faulted);
+      ({ answer, ran, delayMs } = await applyFault(fault, () => operation.run(req)));
     } catch (error) {
       answer = errorResponse(
         error instanceof SandboxHttpError
@@ -214,7 +215,12 @@ export class SandboxCore {
     } finally {
       release?.();
     }
+    // Recorded before a delay: by the time the caller hears anything, the call is in `calls`.
     this.#record({ id, at, started, head, name, body, fault, ran, answer });
+    if (delayMs > 0) {
+      await pause(delayMs, head.signal);
+      this.callEnded(id, started);
+    }
     return { ...answer, callId: id };
   }
 

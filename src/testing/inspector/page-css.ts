@@ -37,14 +37,16 @@ main { display: grid; gap: 1rem; padding: 1rem; grid-template-columns: minmax(0,
   grid-template-areas: "faults" "calls" "incidents" "deliveries"; }
 @media (min-width: 900px) {
   main { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr);
-    grid-template-areas: "calls faults" "calls incidents" "calls deliveries"; align-items: start; }
-  #calls { grid-row: 1 / span 3; }
+    grid-template-areas: "calls faults" "calls incidents" "calls deliveries";
+    grid-template-rows: auto auto 1fr; align-items: start; }
 }
 #faults { grid-area: faults; } #calls { grid-area: calls; } #incidents { grid-area: incidents; } #deliveries { grid-area: deliveries; }
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem 1rem; min-width: 0; }
 .hint { color: var(--muted); margin: 0 0 0.5rem; }
 .fault-form { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: end; }
-.fault-form label { display: flex; flex-direction: column; gap: 0.15rem; font-size: 0.9rem; }
+.fault-form label { display: flex; flex-direction: column; gap: 0.15rem; font-size: 0.9rem; max-width: 100%; min-width: 0; }
+.fault-form label.wide { flex: 1 1 100%; }
+.fault-form select { width: 100%; }
 .params { display: contents; border: 0; padding: 0; margin: 0; }
 .params[hidden] { display: none; }
 input, select, button { font: inherit; color: inherit; background: var(--panel); border: 1px solid var(--line);

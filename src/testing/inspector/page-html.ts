@@ -7,6 +7,7 @@ export const INSPECTOR_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Claims sandbox inspector</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="inspector.css">
 <script src="inspector.js" defer></script>
 </head>
@@ -29,8 +30,8 @@ export const INSPECTOR_HTML = `<!doctype html>
     <h2 id="faults-title">Faults</h2>
     <p class="hint">The next calls to a route fail the way you choose. Tests can do the same with <code>sandbox.faults.next(…)</code> or <code>POST /_sandbox/faults</code>.</p>
     <form id="fault-form" class="fault-form">
-      <label>Route <select name="route" id="fault-route" required></select></label>
-      <label>Fault
+      <label class="wide">Route <select name="route" id="fault-route" required></select></label>
+      <label class="wide">Fault
         <select name="kind" id="fault-kind">
           <option value="status">Error answer (a status)</option>
           <option value="delay">Slow answer (a delay)</option>

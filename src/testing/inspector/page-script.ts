@@ -70,7 +70,7 @@ export const INSPECTOR_JS = String.raw`'use strict';
       while (list.children.length > MAX_ITEMS) (newestFirst ? list.lastElementChild : list.firstElementChild).remove();
     }
     const details = item.firstElementChild;
-    details.firstElementChild.replaceChildren(...summaryParts);
+    details.firstElementChild.replaceChildren(...summaryParts.filter(Boolean));
     details._load = load;
     if (details.open) fill(details, load);
     return item;
@@ -95,7 +95,7 @@ export const INSPECTOR_JS = String.raw`'use strict';
     const parts = [
       el('span', { className: 'time', text: time(call.at) }),
       el('span', { className: 'method', text: call.method }),
-      el('span', { className: 'route', text: call.route, title: call.path }),
+      el('span', { className: 'route', text: call.route.slice(call.route.indexOf(' ') + 1), title: call.path }),
       el('span', { className: 'badge ' + statusClass(call.status), text: call.status === null ? 'no answer' : String(call.status) }),
       call.fault ? el('span', { className: 'badge fault', text: 'fault: ' + call.fault }) : null,
       el('span', { className: 'ms', text: call.ms + ' ms' }),
@@ -109,7 +109,9 @@ export const INSPECTOR_JS = String.raw`'use strict';
         bodyView(full.request.body),
         el('h3', { text: 'Answer' }),
       ];
-      if (full.fault) out.push(el('p', { className: 'fault', text: 'Fault injected: ' + json(full.fault) }));
+      if (full.fault) {
+        out.push(el('p', { className: 'fault', text: 'Fault injected: ' + call.fault + '. Below is the answer the sandbox made; the fault decided how much of it the client got.' }));
+      }
       if (full.response) out.push(definitions(full.response.headers), bodyView(full.response.body));
       else out.push(el('p', { className: 'hint', text: 'None: the connection was reset before the call was handled.' }));
       out.push(el('p', { className: 'hint', text: full.processed ? 'Processed: the sandbox acted on it.' : 'Not processed.' }));

@@ -1,5 +1,4 @@
 import { json } from '../http.js';
-import { pause } from '../pause.js';
 import type { SandboxResponse } from '../types.js';
 import type { SandboxFault } from './fault.js';
 
@@ -8,31 +7,34 @@ export interface FaultedAnswer {
   answer: SandboxResponse;
   /** False when the fault answered in the call's place (an error status, `reset: 'before'`): the call did not run. */
   ran: boolean;
+  /** How long to wait before the answer goes out (`delayMs`), in ms: the caller waits, once the call is recorded. */
+  delayMs: number;
 }
 
 /**
  * Runs a call under a fault: an error status or `reset: 'before'` answers in its place; every
  * other fault lets it run, then changes its answer (status and body for a 2xx fault on a 2xx
- * answer) or tells the server in front what to do with the bytes (`network`). A wait
- * (`delayMs`) ends early when `signal` aborts: nobody is left to answer.
+ * answer), says how long to hold it (`delayMs`), or tells the server in front what to do
+ * with the bytes (`network`).
  */
 export async function applyFault(
   fault: SandboxFault | undefined,
   run: () => Promise<SandboxResponse>,
-  signal?: AbortSignal,
 ): Promise<FaultedAnswer> {
-  if (fault && 'status' in fault && fault.status >= 400) return { answer: statusAnswer(fault), ran: false };
+  if (fault && 'status' in fault && fault.status >= 400)
+    return { answer: statusAnswer(fault), ran: false, delayMs: 0 };
   if (fault && 'reset' in fault && fault.reset === 'before') {
-    return { answer: { status: 0, headers: {}, body: undefined, network: { kind: 'reset' } }, ran: false };
+    return {
+      answer: { status: 0, headers: {}, body: undefined, network: { kind: 'reset' } },
+      ran: false,
+      delayMs: 0,
+    };
   }
   const answer = await run();
-  if (!fault) return { answer, ran: true };
-  if ('status' in fault) return { answer: successAnswer(answer, fault), ran: true };
-  if ('delayMs' in fault) {
-    await pause(fault.delayMs, signal);
-    return { answer, ran: true };
-  }
-  return { answer: { ...answer, network: networkFault(fault) }, ran: true };
+  if (!fault) return { answer, ran: true, delayMs: 0 };
+  if ('status' in fault) return { answer: successAnswer(answer, fault), ran: true, delayMs: 0 };
+  if ('delayMs' in fault) return { answer, ran: true, delayMs: fault.delayMs };
+  return { answer: { ...answer, network: networkFault(fault) }, ran: true, delayMs: 0 };
 }
 
 type NetworkOnly = Exclude<SandboxFault, { status: number } | { delayMs: number }>;
