@@ -39,10 +39,10 @@ export class FaultQueue {
    * @throws ClaimsValidationError naming every problem (an unknown route lists the known ones).
    */
   next(rule: SandboxFaultRule): void {
-    const { issues, values } = collectIssues([['fault', SandboxFaultRuleSchema, rule]]);
+    const { issues, values } = collectIssues([['', SandboxFaultRuleSchema, rule]]);
     const parsed = values[0] as SandboxFaultRule | undefined;
     const pattern = parsed ? parseRoute(parsed.route) : undefined;
-    if (typeof pattern === 'string') issues.push({ path: 'fault.route', message: pattern });
+    if (typeof pattern === 'string') issues.push({ path: 'route', message: pattern });
     if (issues.length === 0 && this.#rules.length >= MAX_QUEUED_FAULTS) {
       issues.push({
         path: 'fault',

@@ -118,17 +118,23 @@ const StatusFault = z.strictObject({
   body: FaultBody.optional(),
 });
 
+const KINDS_IN_WORDS =
+  "must be one of { status, retryAfter?, body? }, { delayMs }, { reset: 'before' | 'after' }, { timeout: 'after' }, { truncate: { afterBytes } }, { drip: { bytes, everyMs } }";
+
 /** The sandbox's reading of a fault: exactly one kind, every number bounded. */
-export const SandboxFaultSchema = z.union([
-  StatusFault,
-  z.strictObject({ delayMs: int(0, MAX_FAULT_WAIT_MS) }),
-  z.strictObject({ reset: z.enum(['before', 'after']) }),
-  z.strictObject({ timeout: z.literal('after') }),
-  z.strictObject({ truncate: z.strictObject({ afterBytes: int(0, 10 * 1024 * 1024) }) }),
-  z.strictObject({
-    drip: z.strictObject({ bytes: int(1, 1024 * 1024), everyMs: int(1, 60_000) }),
-  }),
-]);
+export const SandboxFaultSchema = z.union(
+  [
+    StatusFault,
+    z.strictObject({ delayMs: int(0, MAX_FAULT_WAIT_MS) }),
+    z.strictObject({ reset: z.enum(['before', 'after']) }),
+    z.strictObject({ timeout: z.literal('after') }),
+    z.strictObject({ truncate: z.strictObject({ afterBytes: int(0, 10 * 1024 * 1024) }) }),
+    z.strictObject({
+      drip: z.strictObject({ bytes: int(1, 1024 * 1024), everyMs: int(1, 60_000) }),
+    }),
+  ],
+  { error: KINDS_IN_WORDS },
+);
 
 /** A fault rule as read from a caller (library or `POST /_sandbox/faults`). */
 export const SandboxFaultRuleSchema = z.strictObject({
