@@ -163,7 +163,7 @@ export class SandboxCore {
     this.#ctx = ctx;
     const oauth = this.oauth;
     this.secrets = new SandboxSecrets(this.token, function* () {
-      for (const webhook of ctx.webhooks.list()) if (webhook.headerValue) yield webhook.headerValue;
+      yield* ctx.webhooks.headerValues();
       if (oauth) yield oauth.clientSecret;
     });
   }

@@ -5,7 +5,14 @@ import { parseMultipart } from './multipart.js';
  * Names of headers and JSON fields that carry a credential, whatever else they say: their
  * values are never shown (`X-Api-Key`, `client_secret`, `access_token`, `headerValue`...).
  */
-const CREDENTIAL_NAME = /auth|token|secret|key|signature|passw|cookie|session|credential|headervalue/i;
+const CREDENTIAL_NAME = /auth|token|secret|key|signature|^sig$|passw|cookie|session|credential|headervalue/i;
+/** …except names that say what kind, or which one (`token_type`, `keyId`): not a credential. */
+const DESCRIBES = /(type|name|id)$/i;
+
+/** True for a header or field name whose value is a credential. */
+export function namesCredential(name: string): boolean {
+  return CREDENTIAL_NAME.test(name) && !DESCRIBES.test(name);
+}
 /** The tokens the sandbox's OAuth endpoint issues. */
 const ISSUED_TOKEN = /sbx_oauth_[\w-]+/g;
 /** Shorter values are not looked for in free text (they would blank out ordinary words). */
@@ -65,7 +72,7 @@ export class SandboxSecrets {
       if (lower === 'authorization' || lower === 'proxy-authorization') {
         const scheme = /^\s*([A-Za-z][\w-]*)\s+\S/.exec(value)?.[1];
         out[name] = scheme ? `${scheme} ${REDACTED}` : REDACTED;
-      } else if (CREDENTIAL_NAME.test(lower) || secretNames.has(lower)) out[name] = REDACTED;
+      } else if (namesCredential(lower) || secretNames.has(lower)) out[name] = REDACTED;
       else out[name] = this.text(value);
     }
     return out;
@@ -77,7 +84,7 @@ export class SandboxSecrets {
       const url = new URL(text);
       if (url.password) url.password = 'REDACTED';
       for (const key of [...url.searchParams.keys()]) {
-        if (CREDENTIAL_NAME.test(key)) url.searchParams.set(key, 'REDACTED');
+        if (namesCredential(key)) url.searchParams.set(key, 'REDACTED');
       }
       return this.text(url.href);
     } catch {
@@ -93,8 +100,7 @@ export class SandboxSecrets {
     if (Array.isArray(value)) return value.map((item) => this.json(item, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      out[this.text(key)] =
-        CREDENTIAL_NAME.test(key) && item !== null ? REDACTED : this.json(item, depth + 1);
+      out[this.text(key)] = namesCredential(key) && item !== null ? REDACTED : this.json(item, depth + 1);
     }
     return out;
   }
@@ -140,7 +146,7 @@ export class SandboxSecrets {
   #structured(text: string, contentType: string): string | undefined {
     if (/^application\/x-www-form-urlencoded\b/i.test(contentType)) {
       const fields = [...new URLSearchParams(text)].map(
-        ([key, value]) => `${this.text(key)}=${CREDENTIAL_NAME.test(key) ? REDACTED : this.text(value)}`,
+        ([key, value]) => `${this.text(key)}=${namesCredential(key) ? REDACTED : this.text(value)}`,
       );
       return fields.join('&');
     }

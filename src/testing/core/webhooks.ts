@@ -40,6 +40,8 @@ export class WebhookStore {
   readonly #subscriptions = new Map<number, SandboxSubscription>();
   #nextWebhookId = 1;
   #nextSubscriptionId = 1;
+  /** Every header value webhooks have had (the newest 10,000): an old one is still a secret. */
+  readonly #headerValues = new Set<string>();
 
   constructor(private readonly limits: { maxWebhooks: number; maxSubscriptions: number }) {}
 
@@ -47,6 +49,7 @@ export class WebhookStore {
   clear(): void {
     this.#webhooks.clear();
     this.#subscriptions.clear();
+    this.#headerValues.clear();
     this.#nextWebhookId = 1;
     this.#nextSubscriptionId = 1;
   }
@@ -54,6 +57,19 @@ export class WebhookStore {
   /** Every webhook (copies), for the inspector. */
   list(): SandboxWebhook[] {
     return [...this.#webhooks.values()].map((w) => ({ ...w }));
+  }
+
+  /** Every header value a webhook has had, for the sandbox to keep out of what it shows. */
+  headerValues(): Iterable<string> {
+    return this.#headerValues;
+  }
+
+  #remember(value: string | null | undefined): void {
+    if (!value) return;
+    this.#headerValues.delete(value);
+    this.#headerValues.add(value);
+    if (this.#headerValues.size > 10_000)
+      this.#headerValues.delete(this.#headerValues.values().next().value as string);
   }
 
   /** The webhook, or `undefined`. */
@@ -74,6 +90,7 @@ export class WebhookStore {
       isActive: body.isActive ?? true,
     };
     this.#webhooks.set(webhook.webhookId, webhook);
+    this.#remember(webhook.headerValue);
     return { ...webhook };
   }
 
@@ -90,6 +107,7 @@ export class WebhookStore {
     if (patch.url !== undefined) webhook.url = patch.url;
     if (patch.headerName !== undefined) webhook.headerName = patch.headerName;
     if (patch.headerValue !== undefined) webhook.headerValue = patch.headerValue;
+    this.#remember(webhook.headerValue);
     if (patch.isActive !== undefined) webhook.isActive = patch.isActive;
     return { ...webhook };
   }
