@@ -2,8 +2,9 @@ import { SandboxHttpError } from './http.js';
 
 /**
  * How much the sandbox holds and reads at once. Past a count limit, a call that would store
- * more is answered `507 sandbox_full` (nothing stored) until `sandbox.reset()`; the call and
- * delivery logs keep their newest entries instead.
+ * more is answered `403 sandbox_full` (nothing stored: the client's outcome is `rejected`, and
+ * a batch re-run after `sandbox.reset()` sends it again); the call and delivery logs keep
+ * their newest entries instead.
  */
 export interface SandboxLimits {
   /** Incidents held. @default 10000 */
@@ -41,10 +42,14 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = {
   maxJsonBodyBytes: 10 * 1024 * 1024,
 };
 
-/** The answer when a limit is reached: what is full, the limit's name, and the way out. */
+/**
+ * The answer when a limit is reached: what is full, the limit's name, and the way out. A 403:
+ * the sandbox refuses and stores nothing, which a 4xx says (a 507 would read as "may have
+ * been processed").
+ */
 export function sandboxFull(what: string, limit: keyof SandboxLimits, value: number): SandboxHttpError {
   return new SandboxHttpError(
-    507,
+    403,
     'sandbox_full',
     `The sandbox is full: it holds ${value} ${what} (limits.${limit}); nothing was stored. Empty it with sandbox.reset() or POST /_sandbox/reset`,
   );
@@ -63,7 +68,7 @@ export class Usage {
 
   /**
    * Takes room for what one call stores (`count` more of each kind, `bytes` together), or
-   * throws `507 sandbox_full` and takes nothing.
+   * throws `403 sandbox_full` and takes nothing.
    */
   reserve(counts: Partial<Record<'incidents' | 'events' | 'attachments', number>>, bytes: number): void {
     for (const [kind, count] of Object.entries(counts) as Array<[keyof typeof LIMIT_OF, number]>) {
@@ -75,7 +80,7 @@ export class Usage {
       this[kind] += count;
   }
 
-  /** Takes room for `bytes` more data, or throws `507 sandbox_full`. */
+  /** Takes room for `bytes` more data, or throws `403 sandbox_full`. */
   reserveBytes(bytes: number): void {
     if (this.storedBytes + bytes > this.limits.maxStoredBytes) {
       throw sandboxFull('bytes', 'maxStoredBytes', this.limits.maxStoredBytes);

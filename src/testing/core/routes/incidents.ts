@@ -76,7 +76,7 @@ function urlCount(refs: ReadonlyArray<{ url?: string | undefined }>): number {
   return refs.filter((ref) => ref.url !== undefined).length;
 }
 
-/** Takes room for what the call stores, or drops its checked downloads and answers 507. */
+/** Takes room for what the call stores, or drops its checked downloads and answers 403 sandbox_full. */
 function reserve(
   ctx: SandboxContext,
   link: LinkAttachments,
