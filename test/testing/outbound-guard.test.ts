@@ -16,7 +16,7 @@ import {
   type Sandbox,
   type SandboxOptions,
 } from '../../src/testing/index.js';
-import { homeIncident, raw, startLocalServer } from './helpers.js';
+import { homeIncident, type Reply, raw, startLocalServer } from './helpers.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -174,7 +174,7 @@ describe('url attachments', () => {
 
   it('checks every redirect before following it; the message names no address', async () => {
     const lookups: string[] = [];
-    const files = await startLocalServer((req) => {
+    const files = await startLocalServer((req): Reply => {
       if (req.path === '/to-ip') return { status: 302, headers: { location: 'http://10.9.9.9/secret' } };
       if (req.path === '/to-name')
         return { status: 301, headers: { location: 'http://rebound.test/secret' } };
