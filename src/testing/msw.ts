@@ -35,7 +35,7 @@ export type ClaimsHandlers = ReadonlyArray<ClaimsMswHandler> & {
 export const SANDBOX_MSW_BASE_URL = 'https://claims.sandbox.test';
 
 interface MswHttp {
-  all(path: string, resolver: (info: { request: Request }) => Promise<Response>): unknown;
+  all(path: RegExp, resolver: (info: { request: Request }) => Promise<Response>): unknown;
 }
 
 /**
@@ -78,7 +78,10 @@ export async function claimsHandlers(options: ClaimsHandlersOptions = {}): Promi
   const core = options.sandbox ?? new SandboxCore(options);
   const base = new URL(options.baseUrl ?? SANDBOX_MSW_BASE_URL);
   const basePath = base.pathname.replace(/\/+$/, '');
-  const handler = http.all(`${base.origin}${basePath}/*`, async ({ request }) => {
+  // A pattern rather than msw's path string: msw decodes a path string's segments, and a bad
+  // percent-encoding (`/%E0%A4%A`) would fail there instead of reaching the sandbox's own 400.
+  const under = new RegExp(`^${escapeRegExp(`${base.origin}${basePath}`)}/`);
+  const handler = http.all(under, async ({ request }) => {
     const url = new URL(request.url);
     const head = {
       method: request.method,
@@ -109,6 +112,10 @@ export async function claimsHandlers(options: ClaimsHandlersOptions = {}): Promi
   return Object.assign([handler as ClaimsMswHandler], { sandbox: core });
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** A request's body, at most `limit` bytes: past it, reading stops (413), as the sandbox's server does. */
 async function readCapped(request: Request, limit: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
@@ -120,7 +127,8 @@ async function readCapped(request: Request, limit: number): Promise<Uint8Array> 
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => undefined);
+      // Not awaited: msw's copy of the body may never settle a cancel, and the answer must not wait on it.
+      reader.cancel().catch(() => undefined);
       throw payloadTooLarge(limit);
     }
     chunks.push(value);

@@ -197,16 +197,40 @@ async function serve(
   }
 
   const started = performance.now();
-  let read = false;
-  const answer = await core.serve(head, (limit) => {
-    read = true;
-    return readBody(req, limit);
-  });
-  // A body left unread (refused before reading: 401, 404, 413) is not read afterwards either:
-  // the connection closes once the answer is out.
-  if (!read || answer.status === 413) res.setHeader('connection', 'close');
-  await writeAnswer(req, res, answer, gone.signal);
+  const answer = await core.serve(head, (limit) => readBody(req, limit));
+  if (req.complete || answer.network) await writeAnswer(req, res, answer, gone.signal);
+  else await answerUnread(req, res, answer);
   core.callEnded(answer.callId, started);
+}
+
+/** How long a body the sandbox refused unread (401, 404, 413) may go on arriving. */
+const LINGER_MS = 30_000;
+
+/**
+ * Answers a call whose body was refused before it was read (401, 404, 405, 413): the answer
+ * goes out at once, while the rest of the body is discarded as it arrives (never held), and
+ * the connection closes once it has all arrived. Closing at once would reset the connection
+ * under a sender still writing, which would then see a failure instead of the answer; reusing
+ * it would race the sender's next request. A sender still writing after {@link LINGER_MS} is
+ * cut off.
+ */
+async function answerUnread(req: IncomingMessage, res: ServerResponse, answer: SandboxResponse): Promise<void> {
+  const body = Buffer.from(answer.body ?? '');
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(body.length), connection: 'close' });
+  res.write(body);
+  req.resume();
+  const ended = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), LINGER_MS);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    req.once('end', done);
+    req.once('close', done);
+  });
+  if (ended) res.end();
+  else req.socket.destroy();
 }
 
 /**

@@ -55,29 +55,25 @@ describe('the token before the body', () => {
   it.each([
     ['no token', {}],
     ['a wrong token', { authorization: 'Bearer wrong' }],
-  ])(
-    '%s: answered 401 at once, with 100 MiB announced and not one byte sent, and the connection closed',
-    async (_name, auth) => {
-      const sandbox = await sandboxWith({});
-      const { socket, answer } = rawSocket(sandbox);
-      socket.write(
-        head('POST', '/incidents', {
-          ...auth,
-          'content-type': 'application/json',
-          'content-length': 100 * 1024 * 1024,
-        }),
-      );
-      const text = await within(answer, 2_000);
-      expect(text).not.toBe('pending');
-      expect(statusOf(text as string)).toBe(401);
-      expect(text).toMatch(/\r\nconnection: close\r\n/i);
-      expect(sandbox.calls.at(-1)).toMatchObject({
-        route: 'POST /incidents',
-        status: 401,
-        request: { body: { bytes: 0 } },
-      });
-    },
-  );
+  ])('%s: answered 401 at once, with 100 MiB announced and not one byte sent', async (_name, auth) => {
+    const sandbox = await sandboxWith({});
+    const { socket, answer } = rawSocket(sandbox);
+    socket.write(
+      head('POST', '/incidents', {
+        ...auth,
+        'content-type': 'application/json',
+        'content-length': 100 * 1024 * 1024,
+      }),
+    );
+    const text = await within(answer, 2_000);
+    expect(text).not.toBe('pending');
+    expect(statusOf(text as string)).toBe(401);
+    expect(sandbox.calls.at(-1)).toMatchObject({
+      route: 'POST /incidents',
+      status: 401,
+      request: { body: { bytes: 0 } },
+    });
+  });
 
   it('an unknown route and an announced body over the cap are answered before reading too', async () => {
     const sandbox = await sandboxWith({ limits: { maxJsonBodyBytes: 1024 } });
