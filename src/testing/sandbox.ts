@@ -214,9 +214,17 @@ const LINGER_MS = 30_000;
  * it would race the sender's next request. A sender still writing after {@link LINGER_MS} is
  * cut off.
  */
-async function answerUnread(req: IncomingMessage, res: ServerResponse, answer: SandboxResponse): Promise<void> {
+async function answerUnread(
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: SandboxResponse,
+): Promise<void> {
   const body = Buffer.from(answer.body ?? '');
-  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(body.length), connection: 'close' });
+  res.writeHead(answer.status, {
+    ...answer.headers,
+    'content-length': String(body.length),
+    connection: 'close',
+  });
   res.write(body);
   req.resume();
   const ended = await new Promise<boolean>((resolve) => {
