@@ -100,7 +100,7 @@ describe('claims-sandbox bin', () => {
     [['--seed', '3'], '--seed goes with --chaos'],
     [['--chaos', '2'], 'Invalid sandbox chaos: chaos.rate: must be a number from 0 to 1, e.g. 0.1'],
     [
-      ['--chaos', '0.1', '--seed', '-1'],
+      ['--chaos', '0.1', '--seed=-1'],
       'Invalid sandbox chaos: chaos.seed: must be an integer from 0 to 4294967295',
     ],
   ])(
