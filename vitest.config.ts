@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Browser tests need Chromium: `npm run test:browser` (vitest.browser.config.ts).
+    exclude: ['test/browser/**', 'node_modules/**'],
     // The type tests: compiled by tsc, an unused `@ts-expect-error` or a wrong type fails them.
     typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
     testTimeout: 15_000,

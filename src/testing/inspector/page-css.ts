@@ -44,8 +44,8 @@ main { display: grid; gap: 1rem; padding: 1rem; grid-template-columns: minmax(0,
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem 1rem; min-width: 0; }
 .hint { color: var(--muted); margin: 0 0 0.5rem; }
 .fault-form { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: end; }
-.fault-form label { display: flex; flex-direction: column; gap: 0.15rem; font-size: 0.9rem; max-width: 100%; min-width: 0; }
-.fault-form label.wide { flex: 1 1 100%; }
+.fault-form .field { display: flex; flex-direction: column; gap: 0.15rem; font-size: 0.9rem; max-width: 100%; min-width: 0; }
+.fault-form .field.wide { flex: 1 1 100%; }
 .fault-form select { width: 100%; }
 .params { display: contents; border: 0; padding: 0; margin: 0; }
 .params[hidden] { display: none; }

@@ -30,8 +30,8 @@ export const INSPECTOR_HTML = `<!doctype html>
     <h2 id="faults-title">Faults</h2>
     <p class="hint">The next calls to a route fail the way you choose. Tests can do the same with <code>sandbox.faults.next(…)</code> or <code>POST /_sandbox/faults</code>.</p>
     <form id="fault-form" class="fault-form">
-      <label class="wide">Route <select name="route" id="fault-route" required></select></label>
-      <label class="wide">Fault
+      <div class="field wide"><label for="fault-route">Route</label> <select name="route" id="fault-route" required></select></div>
+      <div class="field wide"><label for="fault-kind">Fault</label>
         <select name="kind" id="fault-kind">
           <option value="status">Error answer (a status)</option>
           <option value="delay">Slow answer (a delay)</option>
@@ -41,22 +41,22 @@ export const INSPECTOR_HTML = `<!doctype html>
           <option value="truncate">Answer cut mid-body</option>
           <option value="drip">Answer dripped slowly</option>
         </select>
-      </label>
+      </div>
       <fieldset class="params" data-kind="status" aria-label="Error answer">
-        <label>Status <input type="number" name="status" value="503" min="200" max="599" required></label>
-        <label>Retry-After, seconds <input type="number" name="retryAfter" min="0" max="86400" placeholder="none"></label>
+        <div class="field"><label for="fault-status">Status</label> <input id="fault-status" type="number" name="status" value="503" min="200" max="599" required></div>
+        <div class="field"><label for="fault-retryAfter">Retry-After, seconds</label> <input id="fault-retryAfter" type="number" name="retryAfter" min="0" max="86400" placeholder="none"></div>
       </fieldset>
       <fieldset class="params" data-kind="delay" aria-label="Delay" hidden disabled>
-        <label>Delay, ms <input type="number" name="delayMs" value="2000" min="0" max="600000" required></label>
+        <div class="field"><label for="fault-delayMs">Delay, ms</label> <input id="fault-delayMs" type="number" name="delayMs" value="2000" min="0" max="600000" required></div>
       </fieldset>
       <fieldset class="params" data-kind="truncate" aria-label="Cut" hidden disabled>
-        <label>Cut after, bytes <input type="number" name="afterBytes" value="8" min="0" required></label>
+        <div class="field"><label for="fault-afterBytes">Cut after, bytes</label> <input id="fault-afterBytes" type="number" name="afterBytes" value="8" min="0" required></div>
       </fieldset>
       <fieldset class="params" data-kind="drip" aria-label="Drip" hidden disabled>
-        <label>Bytes per write <input type="number" name="bytes" value="4" min="1" required></label>
-        <label>Every, ms <input type="number" name="everyMs" value="250" min="1" max="60000" required></label>
+        <div class="field"><label for="fault-bytes">Bytes per write</label> <input id="fault-bytes" type="number" name="bytes" value="4" min="1" required></div>
+        <div class="field"><label for="fault-everyMs">Every, ms</label> <input id="fault-everyMs" type="number" name="everyMs" value="250" min="1" max="60000" required></div>
       </fieldset>
-      <label>Times <input type="number" name="times" value="1" min="1" max="10000" required></label>
+      <div class="field"><label for="fault-times">Times</label> <input id="fault-times" type="number" name="times" value="1" min="1" max="10000" required></div>
       <button type="submit">Queue fault</button>
     </form>
     <p id="fault-message" class="message" role="status" aria-live="polite"></p>

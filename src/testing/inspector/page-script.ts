@@ -70,7 +70,9 @@ export const INSPECTOR_JS = String.raw`'use strict';
       while (list.children.length > MAX_ITEMS) (newestFirst ? list.lastElementChild : list.firstElementChild).remove();
     }
     const details = item.firstElementChild;
-    details.firstElementChild.replaceChildren(...summaryParts.filter(Boolean));
+    // Spaces between the parts: a screen reader reads "POST /incidents 201", not "POST/incidents201".
+    const parts = summaryParts.filter(Boolean).flatMap((part, i) => (i === 0 ? [part] : [' ', part]));
+    details.firstElementChild.replaceChildren(...parts);
     details._load = load;
     if (details.open) fill(details, load);
     return item;
