@@ -34,7 +34,10 @@ try {
     await page.goto(inspector);
     await page.getByText('Live', { exact: true }).waitFor();
     // An incident with events, and a delivery, opened as a reader would.
-    await page.locator('#incident-list summary', { hasText: / [1-9]\d* events?$/ }).first().click();
+    await page
+      .locator('#incident-list summary', { hasText: / [1-9]\d* events?$/ })
+      .first()
+      .click();
     await page.locator('#incident-list .detail h3').first().waitFor();
     await page.locator('#delivery-list summary').first().click();
     await page.locator('#delivery-list .detail h3').first().waitFor();
