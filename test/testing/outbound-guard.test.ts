@@ -8,8 +8,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addressKind } from '../../src/testing/core/addresses.js';
-import { TargetGuard, TargetRefusedError } from '../../src/testing/core/target-guard.js';
 import {
   createSandbox,
   type OutboundFetch,
@@ -46,88 +44,6 @@ async function sandboxWith(options: SandboxOptions): Promise<Sandbox> {
 
 const REFUSED =
   'the address is on a private or link-local network, which the sandbox does not reach unless allowPrivateTargets is true';
-
-describe('addressKind', () => {
-  it.each([
-    ['127.0.0.1', 'loopback'],
-    ['127.255.0.9', 'loopback'],
-    ['::1', 'loopback'],
-    ['[::1]', 'loopback'],
-    ['::ffff:127.0.0.1', 'loopback'],
-    ['10.1.2.3', 'private'],
-    ['172.16.0.1', 'private'],
-    ['172.31.255.255', 'private'],
-    ['192.168.1.1', 'private'],
-    ['169.254.169.254', 'private'],
-    ['100.64.0.1', 'private'],
-    ['0.0.0.0', 'private'],
-    ['224.0.0.1', 'private'],
-    ['255.255.255.255', 'private'],
-    ['::', 'private'],
-    ['fe80::1', 'private'],
-    ['fd12:3456::1', 'private'],
-    ['ff02::1', 'private'],
-    ['::ffff:169.254.169.254', 'private'],
-    ['::ffff:a9fe:a9fe', 'private'],
-    ['64:ff9b::169.254.169.254', 'private'],
-    ['64:ff9b::a9fe:a9fe', 'private'],
-    ['2002:a9fe:a9fe::1', 'private'],
-    ['::10.0.0.1', 'private'],
-    ['fe80::1%eth0', 'private'],
-    ['not an address', 'private'],
-    ['8.8.8.8', 'public'],
-    ['172.32.0.1', 'public'],
-    ['2606:4700:4700::1111', 'public'],
-    ['::ffff:8.8.8.8', 'public'],
-    ['2002:0808:0808::1', 'public'],
-  ])('%s is %s', (address, kind) => {
-    expect(addressKind(address)).toBe(kind);
-  });
-});
-
-describe('TargetGuard', () => {
-  it('checks every address a name resolves to; one private address is enough to refuse', async () => {
-    const names: string[] = [];
-    const guard = new TargetGuard({
-      lookup: async (name) => {
-        names.push(name);
-        return name === 'mixed.test'
-          ? [{ address: '8.8.8.8' }, { address: '10.0.0.1', family: 4 }]
-          : [{ address: '127.0.0.1' }];
-      },
-    });
-    await expect(guard.check(new URL('http://mixed.test/x'))).rejects.toThrow(TargetRefusedError);
-    await expect(guard.check(new URL('http://local.test/x'))).resolves.toBeUndefined();
-    await expect(guard.check(new URL('http://[fd00::1]:8080/x'))).rejects.toThrow(REFUSED);
-    await expect(guard.check(new URL('http://0x7f.1/x'))).resolves.toBeUndefined();
-    expect(names).toEqual(['mixed.test', 'local.test']);
-    await expect(
-      new TargetGuard({ lookup: async () => [] }).check(new URL('http://none.test')),
-    ).rejects.toThrow('the name has no address');
-  });
-
-  it('allows private targets when told to', async () => {
-    const guard = new TargetGuard({
-      allowPrivateTargets: true,
-      lookup: async () => [{ address: '192.168.0.10' }],
-    });
-    await expect(guard.resolve('nas.test')).resolves.toEqual([{ address: '192.168.0.10', family: 4 }]);
-  });
-
-  it('checks again as the socket connects, in the form node asks for (all or one)', async () => {
-    const guard = new TargetGuard({
-      lookup: async (name) => [
-        { address: name === 'ok.test' ? '::1' : '10.0.0.1', family: name === 'ok.test' ? 6 : 4 },
-      ],
-    });
-    const ask = (name: string, all: boolean) =>
-      new Promise<unknown[]>((resolve) => guard.connectLookup(name, { all }, (...args) => resolve(args)));
-    expect(await ask('ok.test', true)).toEqual([null, [{ address: '::1', family: 6 }]]);
-    expect(await ask('ok.test', false)).toEqual([null, '::1', 6]);
-    const [error] = await ask('bad.test', false);
-    expect(error).toBeInstanceOf(TargetRefusedError);
-  });
-});
 
 describe('url attachments', () => {
   it.each([

@@ -24,10 +24,20 @@ export interface SandboxCall {
   fault?: SandboxFault;
   /** How long the sandbox took, from the request's head to the end of its answer, in ms. */
   ms: number;
-  /** What was received: headers (lower-case names) and body, redacted. */
-  request: { headers: Record<string, string>; body: SandboxBodyView };
-  /** What was answered (as far as a fault let it be sent), redacted; absent when nothing was. */
-  response?: { headers: Record<string, string>; body: SandboxBodyView };
+  /** What was received, redacted. */
+  request: {
+    /** The request's headers, names in lower case. */
+    headers: Record<string, string>;
+    /** The request's body as shown. */
+    body: SandboxBodyView;
+  };
+  /** The answer the sandbox made, redacted (a fault may have kept some or all of it from the client); absent after a reset before the call was handled. */
+  response?: {
+    /** The answer's headers. */
+    headers: Record<string, string>;
+    /** The answer's body as shown. */
+    body: SandboxBodyView;
+  };
 }
 
 /** The newest calls, at most `max`; the oldest drop out first. */

@@ -101,7 +101,7 @@ export class Usage {
 export function readLimits(given: Partial<SandboxLimits> = {}): SandboxLimits | string {
   const limits = { ...DEFAULT_LIMITS };
   for (const [name, value] of Object.entries(given)) {
-    if (!(name in DEFAULT_LIMITS))
+    if (!Object.hasOwn(DEFAULT_LIMITS, name))
       return `limits.${name} is not a limit (use one of ${Object.keys(DEFAULT_LIMITS).join(', ')})`;
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || (value as number) < 1)

@@ -134,7 +134,7 @@ export class SandboxSecrets {
     const windowBytes = MAX_VIEW_CHARS * 4 + 1024;
     const window = buffer.subarray(0, windowBytes).toString('utf8');
     // A character cut at the window's end decodes as U+FFFD: only one before that means binary.
-    const head = window.slice(0, -3);
+    const head = bytes > windowBytes ? window.slice(0, -3) : window;
     if (head.includes('\0') || head.includes('\ufffd')) return { bytes };
     const view = this.#cut(this.text(window));
     return view.truncated || bytes > windowBytes

@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { addressKind } from './addresses.js';
+import { addressKind, unbracket } from './addresses.js';
 
 /**
  * Resolves a host name to its addresses, as `dns.promises.lookup(name, { all: true })` does:
@@ -21,7 +21,7 @@ export class TargetRefusedError extends Error {
 export const REFUSED_TARGET =
   'the address is on a private or link-local network, which the sandbox does not reach unless allowPrivateTargets is true';
 
-const systemLookup: SandboxLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+const systemLookup: SandboxLookup = (hostname) => dnsLookup(hostname, { all: true });
 
 /**
  * Decides where the sandbox's own requests may go: loopback and the public internet, and
@@ -43,7 +43,7 @@ export class TargetGuard {
    * @throws TargetRefusedError for a refused address; the lookup's own error when it fails.
    */
   async check(url: URL): Promise<void> {
-    await this.resolve(url.hostname.replace(/^\[|\]$/g, ''));
+    await this.resolve(unbracket(url.hostname));
   }
 
   /** The addresses of a host, each checked (an IP address is its own). */

@@ -24,10 +24,28 @@ export interface SandboxRequest {
  * `claimsHandlers` both do it; an adapter of your own may too.
  */
 export type SandboxNetworkFault =
-  | { kind: 'reset' }
-  | { kind: 'hang' }
-  | { kind: 'truncate'; afterBytes: number }
-  | { kind: 'drip'; bytes: number; everyMs: number };
+  | {
+      /** Reset the connection (TCP RST) instead of answering. */
+      kind: 'reset';
+    }
+  | {
+      /** Hold the connection without answering until the client leaves (at most 10 minutes). */
+      kind: 'hang';
+    }
+  | {
+      /** Send the head (with the whole body's length) and the start of the body, then close. */
+      kind: 'truncate';
+      /** How many bytes of the body to send before closing. */
+      afterBytes: number;
+    }
+  | {
+      /** Send the body a few bytes at a time. */
+      kind: 'drip';
+      /** Bytes per write. */
+      bytes: number;
+      /** Wait between writes, in ms. */
+      everyMs: number;
+    };
 
 /** The core's answer, for an adapter to write out. */
 export interface SandboxResponse {
