@@ -46,6 +46,8 @@ describe('addressKind', () => {
     ['2002:7f00:1::', 'loopback'],
     ['64:ff9b::8.8.8.8', 'public'],
     ['64:ff9b::93.184.215.14', 'public'],
+    ['2606:4700:4700:0:0:0:0:1111', 'public'],
+    ['64:ff9b:0:0:0:0:a9fe:a9fe', 'private'],
     ['64:ff9b::100.64.215.14', 'private'],
     ['64:ff9b::8.8.8.8%eth0', 'public'],
     ['64:ff9b::0808:0808', 'public'],

@@ -68,6 +68,7 @@ function embeddedIPv4(address: string): string | undefined {
 /** The eight 16-bit groups of a valid IPv6 address (a zone id dropped, a dotted IPv4 tail read). */
 function expandIPv6(address: string): number[] {
   let text = address.split('%')[0] as string;
+  // Stryker disable next-line Regex: in a valid IPv6 address a dotted IPv4 part can only come last
   const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (tail) {
     const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
