@@ -182,7 +182,7 @@ describe('sandbox.calls', () => {
 });
 
 describe('bodies as shown', () => {
-  const secrets = new SandboxSecrets('the-token-123');
+  const secrets = new SandboxSecrets('the-token-123', () => []);
 
   it('lists multipart parts, does not print binary, cuts long text without leaking a token at the cut', () => {
     const multipart =

@@ -79,6 +79,32 @@ describe('limits', () => {
 });
 
 describe('Slots', () => {
+  it('a slot given back twice counts once', async () => {
+    const slots = new Slots(1);
+    const release = await slots.acquire();
+    release();
+    release();
+    await slots.acquire();
+    let second = false;
+    void slots.acquire().then(() => {
+      second = true;
+    });
+    await pause(10);
+    expect(second).toBe(false);
+  });
+
+  it('a woken caller leaves no listener on its signal', async () => {
+    const { getEventListeners } = (await import('node:events')).EventEmitter;
+    const slots = new Slots(1);
+    const held = await slots.acquire();
+    const signal = new AbortController().signal;
+    const waiting = slots.acquire(signal);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(1);
+    held();
+    await waiting;
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
   it('lends `size` slots at once; the next caller waits for one to come back', async () => {
     const slots = new Slots(2);
     const a = await slots.acquire();
@@ -123,6 +149,7 @@ describe('Slots', () => {
     const staying = slots.acquire();
     gone.abort();
     expect(await leaving).toEqual([400, 'The caller went away while its upload waited']);
+    await expect(slots.acquire(AbortSignal.abort())).rejects.toMatchObject({ code: 'bad_request' });
     held();
     (await staying)();
     const already = AbortSignal.abort();
@@ -187,6 +214,13 @@ describe('pause', () => {
     }
   });
 
+  it('leaves no listener on a signal once it is over', async () => {
+    const { getEventListeners } = (await import('node:events')).EventEmitter;
+    const signal = new AbortController().signal;
+    await pause(1, signal);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
   it('an idle wait keeps no process alive', async () => {
     const unref = vi.spyOn(globalThis, 'setTimeout');
     await pause(1, undefined, true);
@@ -237,6 +271,7 @@ describe('applyFault', () => {
     expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const noRetry = await applyFault({ status: 400 }, run);
     expect(noRetry.answer.headers).not.toHaveProperty('retry-after');
+    expect([noRetry.ran, noRetry.answer.status, run.mock.calls.length]).toEqual([false, 400, 0]);
     const text = await applyFault({ status: 502, body: 'Bad gateway' }, run);
     expect([text.answer.body, text.answer.headers['content-type']]).toEqual([
       'Bad gateway',
@@ -270,6 +305,8 @@ describe('applyFault', () => {
     });
     const low = { ...created, status: 199 };
     expect((await applyFault({ status: 201 }, runs(low))).answer).toBe(low);
+    const ok = { ...created, status: 200 };
+    expect((await applyFault({ status: 201 }, runs(ok))).answer.status).toBe(201);
     const edge = { ...created, status: 299 };
     expect((await applyFault({ status: 200 }, runs(edge))).answer.status).toBe(200);
     const high = { ...created, status: 300 };
@@ -307,7 +344,7 @@ describe('applyFault', () => {
 });
 
 describe('SandboxSecrets', () => {
-  const secrets = new SandboxSecrets('tok+en/1', () => ['webhook-value', 'abc', 'long-secret']);
+  const secrets = new SandboxSecrets('tok+en/1', () => ['webhook-value', 'abc', 'four', 'long-secret']);
 
   it('names credentials by pattern, but not names that only say what kind or which one', () => {
     for (const name of [
@@ -352,7 +389,8 @@ describe('SandboxSecrets', () => {
     expect(secrets.text('webhook-value and long-secret twice: long-secret; abc stays')).toBe(
       '[REDACTED] and [REDACTED] twice: [REDACTED]; abc stays',
     );
-    expect(new SandboxSecrets('').text('nothing to hide')).toBe('nothing to hide');
+    expect(new SandboxSecrets('', () => []).text('nothing to hide')).toBe('nothing to hide');
+    expect(secrets.text('four abc')).toBe('[REDACTED] abc');
   });
 
   it('shows headers with credentials blanked, Authorization keeping its scheme', () => {
@@ -377,6 +415,12 @@ describe('SandboxSecrets', () => {
       'x-api-key': '[REDACTED]',
     });
     expect(secrets.headers({ 'x-note': 'tok+en/1' })).toEqual({ 'x-note': '[REDACTED]' });
+    expect(
+      secrets.headers({ authorization: '!! Bearer x', 'proxy-authorization': 'Bearer   spaced' }),
+    ).toEqual({
+      authorization: '[REDACTED]',
+      'proxy-authorization': 'Bearer [REDACTED]',
+    });
   });
 
   it('shows JSON with credential fields blanked (null kept), strings redacted, deep values cut', () => {
@@ -397,10 +441,16 @@ describe('SandboxSecrets', () => {
       n: 2,
       b: true,
     });
+    // 32 levels are walked; the 33rd is blanked whole.
     let deep: unknown = 'bottom';
-    for (let i = 0; i < 40; i++) deep = { d: deep };
-    expect(JSON.stringify(secrets.json(deep))).toContain('"[REDACTED]"');
-    expect(JSON.stringify(secrets.json(deep))).not.toContain('bottom');
+    for (let i = 0; i < 33; i++) deep = { d: deep };
+    expect(JSON.stringify(secrets.json(deep))).toBe(`${'{"d":'.repeat(32)}"[REDACTED]"${'}'.repeat(32)}`);
+    let shallow: unknown = 'bottom';
+    for (let i = 0; i < 32; i++) shallow = { d: shallow };
+    expect(JSON.stringify(secrets.json(shallow))).toContain('"bottom"');
+    let list: unknown = 'bottom';
+    for (let i = 0; i < 33; i++) list = [list];
+    expect(JSON.stringify(secrets.json(list))).toBe(`${'['.repeat(32)}"[REDACTED]"${']'.repeat(32)}`);
   });
 
   it('shows a URL without its password or credential query values; text that is no URL as text', () => {
@@ -454,7 +504,41 @@ describe('SandboxSecrets', () => {
     const bigJson = `{"password":"${'p'.repeat(1024 * 1024)}"}`;
     expect(secrets.body(bigJson, 'application/json').text?.startsWith('{"password":"ppp')).toBe(true);
     // A multi-byte character cut at the end of what is read is not taken for binary.
-    const cutChar = `${'é'.repeat(60_000)}`;
-    expect(secrets.body(cutChar).text?.length).toBe(MAX_VIEW_CHARS);
+    const wide = '中'.repeat(30_000);
+    expect(secrets.body(wide)).toEqual({ bytes: 90_000, text: '中'.repeat(MAX_VIEW_CHARS), truncated: true });
+    // ...but a NUL anywhere else in what is read is.
+    const nul = Buffer.alloc(100_000, 'a');
+    nul[100] = 0;
+    expect(secrets.body(nul)).toEqual({ bytes: 100_000 });
+    const window = 4 * MAX_VIEW_CHARS;
+    const endsInNul = Buffer.alloc(window, 'a');
+    endsInNul[window - 1] = 0;
+    expect(secrets.body(endsInNul)).toEqual({ bytes: window });
+    // A body past what is read is cut, even when redacting made its start short.
+    const token = 't'.repeat(128);
+    const many = new SandboxSecrets(token, () => []);
+    expect(many.body(token.repeat(window / 128))).toEqual({
+      bytes: window,
+      text: '[REDACTED]'.repeat(window / 128),
+    });
+    expect(many.body(token.repeat(window / 128 + 1))).toEqual({
+      bytes: window + 128,
+      text: '[REDACTED]'.repeat(window / 128),
+      truncated: true,
+    });
+    // Exactly 1 MiB is parsed; a byte more is not.
+    const mib = 1024 * 1024;
+    const atLimit = `{"password":"${'p'.repeat(mib - 15)}"}`;
+    expect(atLimit.length).toBe(mib);
+    expect(secrets.body(atLimit, 'application/json').text?.startsWith('{\n  "password": "[REDACTED]"')).toBe(
+      true,
+    );
+    const pastLimit = `{"password":"${'p'.repeat(mib - 14)}"}`;
+    expect(secrets.body(pastLimit, 'application/json').text?.startsWith('{"password":"ppp')).toBe(true);
+    // The media type is read from its start: a parameter naming another is not it.
+    expect(secrets.body(multipart, 'text/plain; note=multipart/form-data; boundary=b').parts).toBeUndefined();
+    expect(secrets.body('client_secret=s', 'text/plain; x=application/x-www-form-urlencoded').text).toBe(
+      'client_secret=s',
+    );
   });
 });

@@ -40,6 +40,8 @@ describe('HostRule', () => {
     '127.0.0.1:99999999',
     '127.0.0.1:',
     '127.0.0.1/x',
+    '127.0.0.1:99999',
+    '[1:2:3:4:5:6:7:8:9]',
     '',
   ])('refuses Host %j', (host) => {
     expect(verdict(rule, 'GET', { host })).toEqual([403, 'host_not_allowed', HOST_REFUSED]);

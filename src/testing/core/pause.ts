@@ -13,6 +13,6 @@ export function pause(ms: number, signal?: AbortSignal, idle = false): Promise<b
     const onAbort = () => done(true);
     const timer = setTimeout(() => done(false), ms);
     if (idle) timer.unref();
-    signal?.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort);
   });
 }

@@ -38,14 +38,14 @@ export class Slots {
         signal?.removeEventListener('abort', leave);
         resolve();
       };
+      // Called only while waiting: waking removes this listener first.
       const leave = () => {
-        const at = this.#waiting.indexOf(wake);
-        if (at >= 0) this.#waiting.splice(at, 1);
+        this.#waiting.splice(this.#waiting.indexOf(wake), 1);
         reject(new SandboxHttpError(400, 'bad_request', 'The caller went away while its upload waited'));
       };
       this.#waiting.push(wake);
       if (signal?.aborted) leave();
-      else signal?.addEventListener('abort', leave, { once: true });
+      else signal?.addEventListener('abort', leave);
     });
     return this.#releaser();
   }
