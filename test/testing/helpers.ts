@@ -88,6 +88,19 @@ export async function raw(
   return { status: res.status, headers: res.headers, body: parsed };
 }
 
+/**
+ * Subscribes to `New Event` on a webhook, files an incident and adds an event to it (over
+ * HTTP), and waits for the delivery it starts to settle.
+ */
+export async function deliverOneEvent(sandbox: Sandbox, webhookId: number): Promise<void> {
+  await raw(sandbox, 'POST', `/webhooks/${webhookId}/subscriptions`, { json: { webhookEvent: 'New Event' } });
+  const { body } = await raw(sandbox, 'POST', '/incidents', { json: homeIncident });
+  await raw(sandbox, 'POST', `/incidents/${(body as { incidentId: string }).incidentId}/events`, {
+    json: { eventType: 'Event Log Entry', category: 'Other', detail: 'to deliver' },
+  });
+  await sandbox.settled();
+}
+
 /** A request a {@link LocalServer} received. */
 export interface Received {
   method: string;

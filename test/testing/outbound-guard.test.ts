@@ -14,7 +14,7 @@ import {
   type Sandbox,
   type SandboxOptions,
 } from '../../src/testing/index.js';
-import { homeIncident, type Reply, raw, startLocalServer } from './helpers.js';
+import { deliverOneEvent, homeIncident, type Reply, raw, startLocalServer } from './helpers.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -193,14 +193,7 @@ describe('webhook deliveries', () => {
       headerName: 'x-secret',
       headerValue: 'v',
     });
-    await raw(sandbox, 'POST', `/webhooks/${webhookId}/subscriptions`, {
-      json: { webhookEvent: 'New Event' },
-    });
-    const { body } = await raw(sandbox, 'POST', '/incidents', { json: homeIncident });
-    await raw(sandbox, 'POST', `/incidents/${(body as { incidentId: string }).incidentId}/events`, {
-      json: { eventType: 'E', category: 'C', detail: 'd' },
-    });
-    await sandbox.settled();
+    await deliverOneEvent(sandbox, webhookId);
     expect(sandbox.deliveries).toMatchObject([
       { status: 'failed', error: `the receiver could not be reached: ${REFUSED}` },
     ]);
@@ -219,14 +212,7 @@ describe('webhook deliveries', () => {
     const { webhookId } = sandbox.createWebhook({
       url: `http://rebind.test:${new URL(receiver.url).port}/hook`,
     });
-    await raw(sandbox, 'POST', `/webhooks/${webhookId}/subscriptions`, {
-      json: { webhookEvent: 'New Event' },
-    });
-    const { body } = await raw(sandbox, 'POST', '/incidents', { json: homeIncident });
-    await raw(sandbox, 'POST', `/incidents/${(body as { incidentId: string }).incidentId}/events`, {
-      json: { eventType: 'E', category: 'C', detail: 'd' },
-    });
-    await sandbox.settled();
+    await deliverOneEvent(sandbox, webhookId);
     expect(calls).toBe(2);
     expect(sandbox.deliveries).toMatchObject([
       { status: 'failed', error: `the receiver could not be reached: ${REFUSED}` },

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/testing/index.js';
-import { homeIncident, type LocalServer, raw, startLocalServer } from './helpers.js';
+import { deliverOneEvent, type LocalServer, raw, startLocalServer } from './helpers.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -24,12 +24,7 @@ async function deliverOnce(reply: Parameters<typeof startLocalServer>[0] = () =>
     headerName: 'X-Hook-Secret',
     headerValue: 'first-secret',
   });
-  await raw(sandbox, 'POST', `/webhooks/${webhookId}/subscriptions`, { json: { webhookEvent: 'New Event' } });
-  const { body } = await raw(sandbox, 'POST', '/incidents', { json: homeIncident });
-  await raw(sandbox, 'POST', `/incidents/${(body as { incidentId: string }).incidentId}/events`, {
-    json: { eventType: 'Event Log Entry', category: 'Other', detail: 'to deliver' },
-  });
-  await sandbox.settled();
+  await deliverOneEvent(sandbox, webhookId);
   const [first] = sandbox.deliveries;
   if (!first) throw new Error('no delivery');
   return { receiver, sandbox, webhookId, first };
