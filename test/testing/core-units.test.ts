@@ -463,6 +463,8 @@ describe('SandboxSecrets', () => {
 
   it('shows bodies: empty, forms, JSON, text, binary, multipart, and long ones cut', () => {
     expect(secrets.body(new Uint8Array())).toEqual({ bytes: 0 });
+    expect(secrets.body(undefined)).toEqual({ bytes: 0 });
+    expect(secrets.body('')).toEqual({ bytes: 0 });
     expect(
       secrets.body('a=1&client_secret=s&note=tok%2Ben%2F1', 'application/x-www-form-urlencoded'),
     ).toEqual({

@@ -109,26 +109,20 @@ export class SandboxSecrets {
   // Stryker disable next-line StringLiteral: any other default names no media type the checks below look for
   body(data: Uint8Array | string | undefined, contentType = ''): SandboxBodyView {
     if (data === undefined || data.length === 0) return { bytes: 0 };
-    // Stryker disable next-line ConditionalExpression: Buffer.from(view) copies the same bytes; the view only saves the copy
-    const buffer =
-      typeof data === 'string'
-        ? Buffer.from(data)
-        : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const buffer = asBuffer(data);
     const bytes = buffer.length;
     if (bytes <= MAX_PARSED_BYTES) {
-      // Stryker disable next-line ConditionalExpression: a body that is not multipart fails to parse as one, and is shown below
-      if (/^multipart\//i.test(contentType)) {
-        try {
-          const parts = parseMultipart(buffer, contentType).map((part) => ({
-            ...(part.name === undefined ? {} : { name: this.text(part.name) }),
-            ...(part.filename === undefined ? {} : { filename: this.text(part.filename) }),
-            contentType: this.text(part.contentType),
-            bytes: part.data.length,
-          }));
-          return { bytes, parts };
-        } catch {
-          // Not readable as multipart: shown as whatever it is below.
-        }
+      try {
+        // It checks the media type itself: anything else is shown below.
+        const parts = parseMultipart(buffer, contentType).map((part) => ({
+          ...(part.name === undefined ? {} : { name: this.text(part.name) }),
+          ...(part.filename === undefined ? {} : { filename: this.text(part.filename) }),
+          contentType: this.text(part.contentType),
+          bytes: part.data.length,
+        }));
+        return { bytes, parts };
+      } catch {
+        // Not multipart: shown as whatever it is below.
       }
       const parsed = this.#structured(buffer.toString('utf8'), contentType);
       if (parsed !== undefined) return { bytes, ...this.#cut(parsed) };
@@ -155,13 +149,20 @@ export class SandboxSecrets {
     }
     try {
       return JSON.stringify(this.json(JSON.parse(text)), null, 2);
-      // Stryker disable next-line BlockStatement: an empty catch returns undefined too
     } catch {
-      return undefined;
+      // Not JSON: neither kind.
     }
+    return undefined;
   }
 
   #cut(text: string): { text: string; truncated?: true } {
     return text.length > MAX_VIEW_CHARS ? { text: text.slice(0, MAX_VIEW_CHARS), truncated: true } : { text };
   }
+}
+
+/** The bytes as a Buffer: a string encoded, a Uint8Array viewed (not copied). */
+function asBuffer(data: Uint8Array | string): Buffer {
+  // Stryker disable next-line ConditionalExpression: Buffer.from(view) copies the same bytes; the view only saves the copy
+  if (typeof data === 'string') return Buffer.from(data);
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
