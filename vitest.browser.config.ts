@@ -1,22 +1,17 @@
 import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
-/**
- * `npm run test:browser`: tests that drive a real Chromium (test/helpers/browser.ts), kept out
- * of `npm test` so that suite needs no browser. One file at a time: a browser is heavy on a
- * shared machine.
- */
-// Not mergeConfig: it would append these lists to the base's, not replace them.
+// `npm run test:browser`: tests in a real browser (Debian's Chromium through playwright-core,
+// see test/helpers/browser.ts): the API reference site and the sandbox's inspector page. Not
+// part of `npm test`, so that suite needs no browser: `.ci/run` runs it after `npm run docs`.
 export default defineConfig({
-  ...base,
+  // The package's own names resolve to src/, as in `npm test`.
+  resolve: base.resolve,
   test: {
-    ...base.test,
     include: ['test/browser/**/*.test.ts'],
-    exclude: ['node_modules/**'],
-    typecheck: { enabled: false },
-    coverage: { enabled: false },
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    // One browser at a time: the box has two cores.
     fileParallelism: false,
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
   },
 });

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from '../test/helpers/browser.js';
+import { chromiumUnavailable, launchChromium } from '../test/helpers/browser.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const output = fileURLToPath(new URL('../docs/images/inspector.png', import.meta.url));
@@ -27,8 +27,9 @@ try {
       reject(new Error(`the demo ended (exit ${code}) before its sandbox was up:\n${text}`)),
     );
   });
+  const missing = chromiumUnavailable();
+  if (missing) throw new Error(`Chromium is needed for the screenshot: ${missing}`);
   const browser = await launchChromium();
-  if (!browser) throw new Error('Chromium is needed for the screenshot');
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     await page.goto(inspector);

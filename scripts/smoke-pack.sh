@@ -4,11 +4,18 @@
 # `import` and CommonJS `require` of both entries (the client against a local server,
 # `createSandbox()`, and `claimsHandlers()` with msw, once msw is installed), and TypeScript
 # type checks with moduleResolution `nodenext`, `node16` (ESM and CJS files), `bundler` and
-# `node10`, the `./testing` types checked before msw is installed (they must not need it).
+# `node10`, the `./testing` types checked before msw is installed (they must not need it), and
+# `claims forms pull` from the install, its generated module compiled against the installed types.
+# With `@opentelemetry/api` installed beside it, a call makes its span and sends `traceparent`.
 # Run after `npm run build` (builds if needed).
 #
 #   npm run smoke            # or: bash scripts/smoke-pack.sh
 #   KEEP_SMOKE_DIR=1 npm run smoke   # keep the temp project to poke at
+#
+# SMOKE_DEPS="undici@7.30.2 zod@4.0.0 ..." and SMOKE_MSW="msw@2.0.0" install those versions
+# (from the registry) instead of the lockfile's, and check that the package uses them:
+# scripts/dependency-ends.mjs runs the smoke at both ends of every dependency's range.
+# SMOKE_TYPE_SETUPS="nodenext" type-checks in fewer moduleResolution setups.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -33,9 +40,22 @@ JSON
 
 # The app's own dev dependency for the type checks, pinned to what the repo uses.
 TYPES_NODE="@types/node@$(node -p "require('$ROOT/node_modules/@types/node/package.json').version")"
+# The optional OpenTelemetry peer, as the repo uses it (unless SMOKE_DEPS names one).
+OTEL="@opentelemetry/api@$(node -p "require('$ROOT/node_modules/@opentelemetry/api/package.json').version")"
 
-step "installing the tarball offline (dependencies from the npm cache)"
-if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "$TARBALL" "$TYPES_NODE" >"$WORK/install.log" 2>&1); then
+if [ -n "${SMOKE_DEPS:-}" ]; then
+  step "installing the tarball with $SMOKE_DEPS (from the registry)"
+  # shellcheck disable=SC2086 # one argument per spec
+  (cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "$TYPES_NODE" $SMOKE_DEPS)
+  for spec in $SMOKE_DEPS; do
+    name="${spec%@*}" want="${spec##*@}"
+    got="$(node -p "require('$APP/node_modules/$name/package.json').version")"
+    [ "$got" = "$want" ] || { echo "smoke: $name $got installed, $want asked for" >&2; exit 1; }
+    [ ! -e "$APP/node_modules/claims-notification-sdk/node_modules/$name" ] ||
+      { echo "smoke: the package has its own copy of $name: $want is not the one it uses" >&2; exit 1; }
+  done
+  step "using exactly $SMOKE_DEPS"
+elif ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "$TARBALL" "$TYPES_NODE" "$OTEL" >"$WORK/install.log" 2>&1); then
   # A cache without these versions (a fresh machine that never ran `npm ci` with this lockfile):
   # lay the package out by hand, its dependencies linked from the repo's node_modules.
   step "offline install failed (see below); linking dependencies from the repo instead"
@@ -47,6 +67,8 @@ if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "
     [ -e "$ROOT/node_modules/$dep" ] && ln -s "$ROOT/node_modules/$dep" "$APP/node_modules/$dep"
   done
   ln -s "$ROOT/node_modules/@types/node" "$APP/node_modules/@types/node"
+  mkdir -p "$APP/node_modules/@opentelemetry"
+  ln -s "$ROOT/node_modules/@opentelemetry/api" "$APP/node_modules/@opentelemetry/api"
   ln -s ../claims-notification-sdk/dist/bin/claims-sandbox.js "$APP/node_modules/.bin/claims-sandbox"
   ln -s ../claims-notification-sdk/dist/bin/claims.js "$APP/node_modules/.bin/claims"
 fi
@@ -56,6 +78,10 @@ step "checking the installed files"
 for forbidden in src test bench scripts examples coverage .ci; do
   [ ! -e "$INSTALLED/$forbidden" ] || { echo "smoke: '$forbidden' must not be published" >&2; exit 1; }
 done
+# No source maps (tsup.config.ts says why): none shipped, none referenced.
+if find "$INSTALLED/dist" -name '*.map' | grep -q . || grep -rlq 'sourceMappingURL=' "$INSTALLED/dist"; then
+  echo "smoke: the package ships or references source maps" >&2; exit 1
+fi
 for bin in claims-sandbox claims; do
   [ -x "$INSTALLED/dist/bin/$bin.js" ] || { echo "smoke: the $bin bin is not executable" >&2; exit 1; }
   head -n 1 "$INSTALLED/dist/bin/$bin.js" | grep -q '^#!/usr/bin/env node' ||
@@ -179,6 +205,76 @@ const auth = require('claims-notification-sdk/auth');
 require('./auth-scenario.cjs')(sdk, auth, 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
 JS
 
+# OpenTelemetry (@opentelemetry/api is installed with the tarball): a minimal tracer provider and propagator
+# of the application's, registered through the API as an SDK would; one call makes one CLIENT
+# span named after its route and sends the span's traceparent.
+cat >"$APP/otel-scenario.cjs" <<'JS'
+module.exports = async function otelScenario(sdk, how) {
+  const api = require('@opentelemetry/api');
+  // Its exports do not list package.json: read the file the require above resolved to.
+  const path = require('node:path');
+  const dir = path.dirname(require.resolve('@opentelemetry/api')).replace(/(node_modules[\\/]@opentelemetry[\\/]api)[\\/].*$/, '$1');
+  const version = JSON.parse(require('node:fs').readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+  const spans = [];
+  const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+  const tracer = {
+    startSpan(name, options) {
+      const span = {
+        name, kind: options && options.kind, attributes: { ...(options && options.attributes) }, ended: false,
+        spanContext: () => spanContext, isRecording: () => true,
+        setAttribute(k, v) { span.attributes[k] = v; return span; },
+        setAttributes(a) { Object.assign(span.attributes, a); return span; },
+        addEvent() { return span; }, setStatus(s) { span.status = s; return span; },
+        updateName() { return span; }, recordException() {}, end() { span.ended = true; spans.push(span); },
+      };
+      return span;
+    },
+  };
+  tracer.startActiveSpan = (name, ...rest) => rest[rest.length - 1](tracer.startSpan(name, {}));
+  api.trace.setGlobalTracerProvider({ getTracer: () => tracer });
+  api.propagation.setGlobalPropagator({
+    inject(context, carrier, setter) {
+      const span = api.trace.getSpan(context);
+      if (span) setter.set(carrier, 'traceparent', `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+    },
+    extract: (context) => context,
+    fields: () => ['traceparent'],
+  });
+  const http = require('node:http');
+  let traceparent;
+  const server = http.createServer((req, res) => {
+    traceparent = req.headers.traceparent;
+    res.writeHead(201, { 'content-type': 'application/json' });
+    res.end('{"incidentId":"INC-OTEL"}');
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const client = new sdk.ClaimsClient({ baseUrl: `http://127.0.0.1:${server.address().port}`, accessToken: 'otel-token' });
+    await client.incidents.create({
+      programmeCode: 'PRG', policyCountry: 'GB', policyTypeCode: 'T1', incidentDate: '2026-01-31', description: 'otel',
+    });
+    const span = spans.find((s) => s.name === 'POST /incidents');
+    if (!span || span.kind !== api.SpanKind.CLIENT || span.attributes['http.response.status_code'] !== 201)
+      throw new Error(`${how}: no CLIENT span for POST /incidents with @opentelemetry/api ${version}: ${JSON.stringify(spans)}`);
+    if (traceparent !== '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01')
+      throw new Error(`${how}: traceparent not sent with @opentelemetry/api ${version}: ${traceparent}`);
+    if (JSON.stringify(spans).includes('otel-token')) throw new Error(`${how}: the token is in a span`);
+    console.log(`smoke: ${how} OpenTelemetry span and traceparent ok (@opentelemetry/api ${version})`);
+  } finally {
+    server.close();
+    api.trace.disable();
+    api.propagation.disable();
+  }
+};
+JS
+cat >>"$APP/esm.mjs" <<'JS'
+await require('./otel-scenario.cjs')(sdk, 'ESM import');
+JS
+# Its own process from CommonJS: cjs.cjs runs its scenarios at once, which a global provider would trace.
+cat >"$APP/otel.cjs" <<'JS'
+require('./otel-scenario.cjs')(require('claims-notification-sdk'), 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
+JS
+
 # The testing entry, shared by ESM and CJS: a sandbox over HTTP, and the msw handlers (which
 # must load msw when it is installed, and say how to install it when it is not).
 cat >"$APP/testing-scenario.cjs" <<'JS'
@@ -245,8 +341,48 @@ require('./testing-scenario.cjs')(sdk, testing, 'CommonJS require', process.argv
   .catch((e) => { console.error(e); process.exit(1); });
 JS
 
+# The ./webhooks entry: a node:http receiver and a Web Request receiver, deduplicating, from
+# ESM and CJS; no framework is installed here, so its import must need none.
+cat >"$APP/webhooks-scenario.cjs" <<'JS'
+module.exports = async function webhooksScenario(hooks, how) {
+  const http = require('node:http');
+  const seen = [];
+  const options = {
+    headerName: 'X-Hook-Secret', headerValue: ['old-value', 'new-value'], onError: () => {},
+    deduplicate: { key: (p) => p.deliveryId, store: new hooks.MemoryDeliveryStore({ maxEntries: 10 }) },
+  };
+  const server = http.createServer(hooks.createNodeMiddleware(options, (p) => { seen.push(p.deliveryId); }));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const post = (secret, body) => new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: server.address().port, method: 'POST',
+      headers: { 'x-hook-secret': secret, 'content-type': 'application/json' } }, (res) => { res.resume(); resolve(res.statusCode); });
+    req.on('error', reject);
+    req.end(body);
+  });
+  try {
+    const statuses = [await post('new-value', '{"deliveryId":"d1"}'), await post('new-value', '{"deliveryId":"d1"}'),
+      await post('wrong', '{"deliveryId":"d2"}'), await post('old-value', 'not json')];
+    if (statuses.join() !== '200,200,401,400' || seen.join() !== 'd1') throw new Error(`${how}: node receiver ${statuses} ${seen}`);
+  } finally {
+    server.close();
+  }
+  const handle = hooks.createWebMiddleware({ headerName: 'X-Hook-Secret', headerValue: 'new-value' }, () => {});
+  const res = await handle(new Request('http://x/hooks', { method: 'POST', headers: { 'x-hook-secret': 'new-value' }, body: '{}' }));
+  if (res.status !== 200) throw new Error(`${how}: web receiver answered ${res.status}`);
+  if (!/^[A-Za-z0-9_-]{43}$/.test(hooks.generateHeaderValue())) throw new Error(`${how}: generateHeaderValue`);
+  if (typeof hooks.fastifyWebhooks !== 'function' || typeof hooks.createLambdaHandler !== 'function') throw new Error(`${how}: adapters`);
+  console.log(`smoke: ${how} ./webhooks ok`);
+};
+JS
+cat >>"$APP/esm.mjs" <<'JS'
+const hooks = await import('claims-notification-sdk/webhooks');
+await require('./webhooks-scenario.cjs')(hooks, 'ESM import');
+JS
+cat >>"$APP/cjs.cjs" <<'JS'
+require('./webhooks-scenario.cjs')(require('claims-notification-sdk/webhooks'), 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
+JS
 step "running ESM and CommonJS (msw not installed)"
-(cd "$APP" && node esm.mjs && node cjs.cjs && node testing-esm.mjs && node testing-cjs.cjs)
+(cd "$APP" && node esm.mjs && node cjs.cjs && node otel.cjs && node testing-esm.mjs && node testing-cjs.cjs)
 
 # Types: what an editor and tsc see, in the three setups users have.
 cat >"$APP/types-esm.mts" <<'TS'
@@ -311,6 +447,28 @@ export const client = new ClaimsClient({ baseUrl: 'https://x.example', accessTok
 export const started: Promise<Sandbox> = createSandbox();
 TS
 
+# The ./webhooks types: no framework's types installed, so they must need none.
+for f in types-esm.mts types-bundler.ts; do cat >>"$APP/$f" <<'TS'
+import { createNodeMiddleware, createWebMiddleware, createLambdaHandler, fastifyWebhooks, MemoryDeliveryStore, type DeliveryStore, type WebhookReceiverOptions } from 'claims-notification-sdk/webhooks';
+const hookOptions: WebhookReceiverOptions<{ deliveryId: string }> = {
+  headerName: 'X-Hook-Secret', headerValue: ['a', 'b'], deduplicate: { key: (p) => p.deliveryId, store: new MemoryDeliveryStore() },
+};
+export const nodeHook: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = createNodeMiddleware(hookOptions, async () => {});
+export const webHook: (request: Request) => Promise<Response> = createWebMiddleware(hookOptions, () => {});
+export const lambdaHook = createLambdaHandler(hookOptions, () => {});
+export const plugin = fastifyWebhooks;
+export const store: DeliveryStore = new MemoryDeliveryStore({ retentionMs: 1000 });
+TS
+done
+cat >>"$APP/types-cjs.cts" <<'TS'
+import hooks = require('claims-notification-sdk/webhooks');
+export const handle = hooks.createWebMiddleware({ headerName: 'X-Hook-Secret', headerValue: 'v' }, () => {});
+TS
+cat >>"$APP/types-node10.ts" <<'TS'
+import { createWebMiddleware } from 'claims-notification-sdk/webhooks';
+export const handle = createWebMiddleware({ headerName: 'X-Hook-Secret', headerValue: 'v' }, () => {});
+TS
+
 TSC="$ROOT/node_modules/typescript/bin/tsc"
 COMMON='"strict": true, "noEmit": true, "skipLibCheck": false, "types": ["node"], "target": "ES2022"'
 cat >"$APP/tsconfig.nodenext.json" <<JSON
@@ -329,17 +487,68 @@ cat >"$APP/tsconfig.node10.json" <<JSON
 { "compilerOptions": { $COMMON, "module": "commonjs", "moduleResolution": "node10", "esModuleInterop": true },
   "files": ["types-node10.ts"] }
 JSON
-for setup in nodenext node16 bundler node10; do
+for setup in ${SMOKE_TYPE_SETUPS:-nodenext node16 bundler node10}; do
   step "tsc --noEmit, moduleResolution $setup (msw not installed)"
   (cd "$APP" && node "$TSC" -p "tsconfig.$setup.json")
 done
 
+# Forms as code from the install: the claims bin pulls every form of a sandbox (started from the
+# installed ./testing entry), writes the module, and the module compiles against the installed
+# types, each kind of mistake failing (an unused @ts-expect-error would fail too); then a client
+# given the module's snapshot files a claim.
+step "claims forms pull --all --out, then tsc over the generated module"
+cat >"$APP/forms-pull.mjs" <<'JS'
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createSandbox } from 'claims-notification-sdk/testing';
+// Not spawnSync: the sandbox answers from this process, whose event loop must keep running.
+const run = promisify(execFile);
+const sandbox = await createSandbox();
+try {
+  const env = { ...process.env, CLAIMS_BASE_URL: sandbox.url, CLAIMS_TOKEN: sandbox.token };
+  await run('node_modules/.bin/claims', ['forms', 'pull', '--all', '--out', 'claims-forms.ts', '--json-schema', 'schemas'], { env });
+  const check = await run('node_modules/.bin/claims', ['forms', 'check'], { env });
+  if (!check.stdout.startsWith('claims: no change in the 10 form(s)')) throw new Error(`claims forms check: ${check.stdout}`);
+} finally {
+  await sandbox.close();
+}
+JS
+cat >"$APP/forms-use.mts" <<'TS'
+import { ClaimsClient, checkForms, type FormChange } from 'claims-notification-sdk';
+import { forms, snapshot } from './claims-forms.js';
+const motor = forms['PRG-MOTOR/MOTOR-COMP/GB'];
+export const client = new ClaimsClient({ baseUrl: 'https://x.example', accessToken: 't', formSnapshot: snapshot, formSnapshotOnly: true });
+export const fields = motor.extendedFields({ 'motor_claim:Vehicle_Registration': 'AB12CDE', 'motor_claim:Incident_Type': 'Theft' });
+export const changes: Promise<FormChange[]> = checkForms(client, snapshot);
+// @ts-expect-error: misspelt identifier
+motor.extendedFields({ 'motor_claim:Vehicle_Registration': 'AB12CDE', 'motor_claim:Incident_Type': 'Theft', 'motor_claim:Driver_Nmae': 'x' });
+// @ts-expect-error: a value outside the list
+motor.extendedFields({ 'motor_claim:Vehicle_Registration': 'AB12CDE', 'motor_claim:Incident_Type': 'theft' });
+// @ts-expect-error: a required field missing
+motor.extendedFields({ 'motor_claim:Incident_Type': 'Theft' });
+TS
+(cd "$APP" && node forms-pull.mjs)
+[ -f "$APP/claims-forms.json" ] && [ -f "$APP/schemas/PRG-MOTOR.MOTOR-COMP.GB.json" ] ||
+  { echo "smoke: claims forms pull wrote no snapshot or schema" >&2; exit 1; }
+cat >"$APP/tsconfig.forms.json" <<JSON
+{ "compilerOptions": { $COMMON, "module": "nodenext", "moduleResolution": "nodenext" },
+  "files": ["claims-forms.ts", "forms-use.mts"] }
+JSON
+(cd "$APP" && node "$TSC" -p tsconfig.forms.json)
+
+if [ -n "${SMOKE_MSW:-}" ]; then
+  step "installing $SMOKE_MSW (from the registry)"
+  (cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$SMOKE_MSW")
+  got="$(node -p "require('$APP/node_modules/msw/package.json').version")"
+  [ "$got" = "${SMOKE_MSW##*@}" ] || { echo "smoke: msw $got installed, $SMOKE_MSW asked for" >&2; exit 1; }
+else
 MSW="msw@$(node -p "require('$ROOT/node_modules/msw/package.json').version")"
 step "installing $MSW offline"
 if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "$MSW" >"$WORK/install-msw.log" 2>&1); then
   step "offline install of msw failed (see below); linking it from the repo instead"
   tail -n 5 "$WORK/install-msw.log" || true
   [ -e "$APP/node_modules/msw" ] || ln -s "$ROOT/node_modules/msw" "$APP/node_modules/msw"
+fi
 fi
 step "running the testing entry from ESM and CommonJS with msw"
 (cd "$APP" && node testing-esm.mjs msw && node testing-cjs.cjs msw)

@@ -54,7 +54,7 @@ const Codes = ExtendedFieldProblemCodes;
  * `client.metadata.incidentFields`) and returns every problem, in the order of the values,
  * then the required fields that are absent. `[]` means valid. Pure: it sends nothing.
  *
- * Rules (see README "Extended fields"): identifiers and `listSource` entries match exactly
+ * Rules (see docs/extended-fields.md): identifiers and `listSource` entries match exactly
  * (case-sensitive); every value is checked against a non-null `listSource` and `maxLength`,
  * an empty one too (the spec makes no exception: leave an optional field without a value
  * out); `maxLength` counts UTF-16 code units, as JavaScript's `length` does (an emoji is
@@ -142,7 +142,7 @@ function indexDescriptors(
  * `mapsTo` absent or empty means no other target is stated. The comparison ignores case:
  * a server writing `ExtendedFields` must not make every claim fail before it is sent.
  */
-function targetsExtendedFields(descriptor: IncidentFieldDescriptor): boolean {
+export function targetsExtendedFields(descriptor: IncidentFieldDescriptor): boolean {
   const target = descriptor.mapsTo;
   return target === undefined || target === '' || target.toLowerCase() === EXTENDED_FIELDS_TARGET;
 }

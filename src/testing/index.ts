@@ -20,14 +20,16 @@ export type { SandboxEvent, SandboxIncident, SandboxLinkedAttachment } from './c
 export type { SandboxLimits } from './core/limits.js';
 export type {
   SandboxField,
+  SandboxFieldInput,
   SandboxForm,
   SandboxFormInput,
   SandboxMetadata,
   SandboxMetadataInput,
+  SandboxPolicyType,
   SandboxProgramme,
 } from './core/metadata-types.js';
 export { type SandboxOAuthOptions, TOKEN_PATH, TokenIssuer } from './core/oauth.js';
-export type { OutboundFetch, OutboundResponse } from './core/outbound.js';
+export type { OutboundBodyReader, OutboundFetch, OutboundResponse } from './core/outbound.js';
 export { SandboxCore, type SandboxCoreOptions } from './core/sandbox-core.js';
 export type { SandboxBodyView } from './core/secrets.js';
 export { defaultSandboxMetadata } from './core/seed.js';

@@ -11,16 +11,15 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimsClient, outcomeOf } from '../../src/index.js';
 import { createSandbox, type Sandbox } from '../../src/testing/index.js';
-import { launchChromium } from '../helpers/browser.js';
+import { chromiumUnavailable, launchChromium } from '../helpers/browser.js';
 import { homeIncident, type LocalServer, startLocalServer } from '../testing/helpers.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const TOKEN = 'sbx_browser_t0ken_never_shown';
 const HEADER_VALUE = 'hook-secret-never-shown';
 
-const browser: Browser | undefined = await launchChromium();
-
-describe.runIf(browser)('the inspector page in Chromium', () => {
+describe.skipIf(chromiumUnavailable())('the inspector page in Chromium', () => {
+  let browser: Browser;
   let sandbox: Sandbox;
   let receiver: LocalServer;
   let client: ClaimsClient;
@@ -29,13 +28,14 @@ describe.runIf(browser)('the inspector page in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await launchChromium();
     sandbox = await createSandbox({ token: TOKEN });
     receiver = await startLocalServer(() => ({
       body: '{"received":true}',
       headers: { 'content-type': 'application/json' },
     }));
     client = new ClaimsClient({ baseUrl: sandbox.url, accessToken: TOKEN, maxRetries: 0, timeoutMs: 5_000 });
-    page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 900 } });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('console', (message) => {
       if (message.type() === 'error' || message.type() === 'warning')
         problems.push(`${message.type()}: ${message.text()}`);

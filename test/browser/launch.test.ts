@@ -1,4 +1,4 @@
-/** launchChromium: a missing browser skips locally (saying why) and fails under CI=true. */
+/** chromiumUnavailable: a missing browser skips locally (saying why) and fails under CI=true. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 async function loadWith(env: Record<string, string | undefined>) {
@@ -7,25 +7,32 @@ async function loadWith(env: Record<string, string | undefined>) {
   return import('../helpers/browser.js');
 }
 
-describe('launchChromium', () => {
+describe('chromiumUnavailable', () => {
   afterEach(() => {
     vi.unstubAllEnvs();
     vi.restoreAllMocks();
   });
 
-  it('without Chromium, locally: undefined, and says why', async () => {
+  it('without Chromium, locally: the reason, also printed', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    const { launchChromium } = await loadWith({ CHROMIUM_PATH: '/nowhere/chromium', CI: '' });
-    await expect(launchChromium()).resolves.toBeUndefined();
-    expect(warn).toHaveBeenCalledWith(
-      'Skipping the browser tests: Chromium is not at /nowhere/chromium (apt-get install chromium, or set CHROMIUM_PATH).',
-    );
+    const { chromiumUnavailable } = await loadWith({ CHROMIUM_PATH: '/nowhere/chromium', CI: '' });
+    const reason =
+      'no Chromium at /nowhere/chromium: install it (apt-get install -y chromium) or set CHROMIUM_PATH';
+    expect(chromiumUnavailable()).toBe(reason);
+    expect(warn).toHaveBeenCalledWith(`Skipping browser tests: ${reason}`);
   });
 
   it('without Chromium, under CI=true: fails', async () => {
-    const { launchChromium } = await loadWith({ CHROMIUM_PATH: '/nowhere/chromium', CI: 'true' });
-    await expect(launchChromium()).rejects.toThrow(
-      'Chromium is not at /nowhere/chromium (apt-get install chromium, or set CHROMIUM_PATH): under CI=true the browser tests must run',
+    const { chromiumUnavailable } = await loadWith({ CHROMIUM_PATH: '/nowhere/chromium', CI: 'true' });
+    expect(() => chromiumUnavailable()).toThrow(
+      'browser tests cannot run under CI=true: no Chromium at /nowhere/chromium: install it (apt-get install -y chromium) or set CHROMIUM_PATH',
     );
+  });
+
+  it('with Chromium where it is looked for: undefined, nothing printed', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const { chromiumUnavailable } = await loadWith({ CHROMIUM_PATH: process.execPath, CI: 'true' });
+    expect(chromiumUnavailable()).toBeUndefined();
+    expect(warn).not.toHaveBeenCalled();
   });
 });

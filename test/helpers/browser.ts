@@ -1,16 +1,15 @@
 /**
- * Chromium for the browser tests (`npm run test:browser`), driven by playwright-core with
- * Debian's build (playwright cannot download its own browsers here). Missing locally, the
- * tests are skipped with a message; under `CI=true` a missing Chromium fails them instead.
+ * Debian's Chromium, driven by playwright-core (which cannot download a browser here). Browser
+ * tests call `chromiumUnavailable()` to skip when there is none, and `launchChromium()`.
+ * Under CI=true a missing Chromium is a failure, not a skip: `.ci/run` installs it.
  */
 import { existsSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 /** Where Chromium is: `CHROMIUM_PATH`, else Debian's `/usr/bin/chromium`. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Headless, no sandbox (containers), and nothing that reaches the network by itself. */
-export const CHROMIUM_ARGS = [
+const ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -22,17 +21,18 @@ export const CHROMIUM_ARGS = [
 ];
 
 /**
- * A headless Chromium, or `undefined` (with the reason on stderr) when none is installed and
- * this is not CI.
- * @throws Error under `CI=true` when Chromium is missing.
+ * Why browser tests cannot run here, or `undefined` when they can. Prints the reason once, so
+ * a skipped run says why; throws under `CI=true`.
  */
-export async function launchChromium(): Promise<Browser | undefined> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    const reason = `Chromium is not at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)`;
-    if (process.env.CI === 'true') throw new Error(`${reason}: under CI=true the browser tests must run`);
-    console.warn(`Skipping the browser tests: ${reason}.`);
-    return undefined;
-  }
-  const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+export function chromiumUnavailable(): string | undefined {
+  if (existsSync(CHROMIUM_PATH)) return undefined;
+  const reason = `no Chromium at ${CHROMIUM_PATH}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`;
+  if (process.env.CI === 'true') throw new Error(`browser tests cannot run under CI=true: ${reason}`);
+  console.warn(`Skipping browser tests: ${reason}`);
+  return reason;
+}
+
+/** A headless Chromium; close it when done. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, headless: true });
 }
