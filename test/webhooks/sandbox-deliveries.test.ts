@@ -135,7 +135,11 @@ describe('a receiver fed by the sandbox', () => {
         incidentDate: '2026-11-02',
         description: 'Held delivery',
       });
-      await client.events.create(incidentId, { eventType: 'Event Log Entry', category: 'Other', detail: 'x' });
+      await client.events.create(incidentId, {
+        eventType: 'Event Log Entry',
+        category: 'Other',
+        detail: 'x',
+      });
       await handling;
       const [first] = sandbox.deliveries.filter((d) => d.webhookId === webhookId);
       expect(first?.status).toBe('pending');
