@@ -22,7 +22,7 @@ const base = { key: 'K', bodyHash: 'H', at: '2026-11-26T09:00:00.000Z' };
 const init = (status: number, body: unknown, requestId?: string) => ({
   status,
   body,
-  headers: requestId === undefined ? {} : { 'x-request-id': requestId },
+  headers: (requestId === undefined ? {} : { 'x-request-id': requestId }) as Record<string, string>,
   method: 'POST',
   url: 'http://127.0.0.1/incidents',
 });
