@@ -384,6 +384,31 @@ JS
 step "running ESM and CommonJS (msw not installed)"
 (cd "$APP" && node esm.mjs && node cjs.cjs && node otel.cjs && node testing-esm.mjs && node testing-cjs.cjs)
 
+# The ./batch/testing entry: the journal store contract run on the installed file store under
+# node:test, from ESM (describe/it given) and CommonJS (none given: the node:test fallback).
+cat >"$APP/contract.test.mjs" <<'JS'
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { FileJournalStore } from 'claims-notification-sdk/batch';
+import { journalStoreContract } from 'claims-notification-sdk/batch/testing';
+const dir = mkdtempSync(join(tmpdir(), 'smoke-contract-'));
+journalStoreContract((name) => new FileJournalStore(join(dir, name)), { describe, it, name: 'ESM' });
+JS
+cat >"$APP/contract.test.cjs" <<'JS'
+const { mkdtempSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { FileJournalStore } = require('claims-notification-sdk/batch');
+const { journalStoreContract } = require('claims-notification-sdk/batch/testing');
+const dir = mkdtempSync(join(tmpdir(), 'smoke-contract-'));
+journalStoreContract((name) => new FileJournalStore(join(dir, name)), { name: 'CommonJS' });
+JS
+step "running the journal store contract from ./batch/testing (node:test, ESM and CommonJS)"
+(cd "$APP" && node --test --test-reporter=dot contract.test.mjs contract.test.cjs >"$WORK/contract.log" 2>&1) ||
+  { echo "smoke: the journal store contract failed on the installed file store" >&2; cat "$WORK/contract.log" >&2; exit 1; }
+
 # Types: what an editor and tsc see, in the three setups users have.
 cat >"$APP/types-esm.mts" <<'TS'
 import {
@@ -411,6 +436,10 @@ import { clientCredentials, TokenRequestError, type ClientCredentialsOptions } f
 const authOptions: ClientCredentialsOptions = { tokenUrl: 'https://auth.example/t', clientId: 'i', clientSecret: 's', scope: ['a'] };
 export const authClient = new ClaimsClient({ baseUrl: 'https://x.example', accessToken: clientCredentials(authOptions) });
 export const isTokenError = (e: unknown): e is TokenRequestError => e instanceof TokenRequestError;
+import { FileJournalStore, type JournalStore } from 'claims-notification-sdk/batch';
+import { journalStoreContract, type MakeStore } from 'claims-notification-sdk/batch/testing';
+const makeStore: MakeStore = (name): JournalStore => new FileJournalStore(name);
+export const registerContract = () => journalStoreContract(makeStore, { leaseMs: 100 });
 TS
 cat >"$APP/types-cjs.cts" <<'TS'
 import sdk = require('claims-notification-sdk');
@@ -418,6 +447,8 @@ const client: sdk.ClaimsClient = new sdk.ClaimsClient({ baseUrl: 'https://x.exam
 export const level: sdk.LogLevel = 'off';
 import auth = require('claims-notification-sdk/auth');
 export const provider: auth.ClientCredentialsProvider = auth.clientCredentials({ tokenUrl: 'https://a.example/t', clientId: 'i', clientSecret: 's' });
+import batchTesting = require('claims-notification-sdk/batch/testing');
+export const contractOptions: batchTesting.JournalStoreContractOptions = { leaseMs: 100 };
 export { client };
 TS
 cp "$APP/types-esm.mts" "$APP/types-bundler.ts"

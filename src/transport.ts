@@ -53,11 +53,17 @@ export interface AccessTokenContext {
    * more: a provider that caches must return a new token, not the cached one.
    */
   forceRefresh: boolean;
+  /**
+   * With `forceRefresh`: the token the API refused. A provider that shares its token among
+   * many calls refreshes only when it still holds this one (calls in flight when a token was
+   * revoked come back with 401 one by one; the first one's refresh serves them all).
+   */
+  refusedToken?: string;
 }
 
 /**
  * A token, or a function giving one; the function is asked again once after a 401, then with
- * `{ forceRefresh: true }`. A function that takes no argument works as well.
+ * `{ forceRefresh: true, refusedToken }`. A function that takes no argument works as well.
  */
 export type AccessTokenProvider = (context?: AccessTokenContext) => string | Promise<string>;
 
@@ -210,8 +216,8 @@ export class Transport {
     const log = this.#log;
     const wire = span ? span.wire(config.wire) : config.wire;
     let refreshedToken = false;
-    // The token a 401 refused: a provider's failure to replace it may quote it.
-    let refusedToken = '';
+    // The token a 401 refused: the provider is asked for another and may quote it when it fails.
+    let refusedToken: string | undefined;
     // A request whose kept-alive connection was dead before any byte of it was written goes out
     // once more at once, on a fresh connection: it cannot be a duplicate, and uses no retry.
     let resentFresh = false;
@@ -231,9 +237,7 @@ export class Transport {
         // A static token needs no await: one promise and microtask less per request.
         const source = config.accessToken;
         const token =
-          typeof source === 'string'
-            ? source
-            : await this.#token(refreshedToken, signal, timeoutMs, refusedToken);
+          typeof source === 'string' ? source : await this.#token(refusedToken, signal, timeoutMs);
         if (!shared) headers.authorization = `Bearer ${token}`;
         let wireBody: string | StreamedBody | undefined = body;
         if (spec.stream) {
@@ -410,16 +414,21 @@ export class Transport {
    * gives way to the caller's abort, to `timeoutMs` (nothing else is in flight meanwhile to
    * make progress) and to the deadline.
    */
-  async #token(refresh: boolean, signal: CallSignal, timeoutMs: number, refused: string): Promise<string> {
+  async #token(refused: string | undefined, signal: CallSignal, timeoutMs: number): Promise<string> {
     const source = this.#config.accessToken as AccessTokenProvider;
+    const refresh = refused !== undefined;
     let token: unknown;
     signal.watchIdle('the accessToken provider', timeoutMs);
     try {
-      token = await signal.race(Promise.resolve(source({ forceRefresh: refresh })));
+      token = await signal.race(
+        Promise.resolve(
+          source(refresh ? { forceRefresh: true, refusedToken: refused } : { forceRefresh: false }),
+        ),
+      );
     } catch (error) {
       // Also when the call was stopped meanwhile (STOPPED): the call's catch then gives its own
       // AbortError or ClaimsTimeoutError, whatever this says.
-      throw new ClaimsError(providerFailure(error, refresh, refused), { cause: error });
+      throw new ClaimsError(providerFailure(error, refresh, refused ?? ''), { cause: error });
     } finally {
       signal.unwatchIdle();
     }

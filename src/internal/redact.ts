@@ -4,8 +4,10 @@
  * A server or proxy may echo the token in any spelling: raw, URL-encoded (`%2B`, `%2b`, form
  * encoding), or JSON-escaped the way .NET and PHP do it (`\u002B` for `+`, `\/` for `/`). So
  * the token is matched by a pattern where every character may also appear as `%XX` or
- * `\uXXXX` (hex in either case) and `/`, `"`, `\` as their JSON escapes, in any mix.
+ * `\uXXXX` (hex in either case) and `/`, `"`, `\` as their JSON escapes, in any mix; and
+ * base64-encoded, alone or inside a longer encoded text (see base64-spellings.ts).
  */
+import { base64Spellings } from './base64-spellings.js';
 
 /** What replaces the token (and other secrets) in errors and log lines. */
 export const REDACTED = '[REDACTED]';
@@ -39,7 +41,10 @@ export class Redactor {
 
   constructor(token: string) {
     // An empty token is no secret: a pattern that never matches.
-    this.#pattern = token ? new RegExp(tokenPattern(token), 'gu') : /(?!)/gu;
+    // The token as written (in any escaping) or base64-encoded, alone or inside longer encoded text.
+    this.#pattern = token
+      ? new RegExp([tokenPattern(token), ...base64Spellings(token).map(escapeRegex)].join('|'), 'gu')
+      : /(?!)/gu;
   }
 
   /** The text with every spelling of the token replaced by `[REDACTED]`. */
