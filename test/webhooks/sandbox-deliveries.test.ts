@@ -4,10 +4,10 @@
  * request sent again, as a sender's retry would) answered 200 without running the handler.
  */
 import { createServer } from 'node:http';
+import { createNodeMiddleware } from 'claims-notification-sdk/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimsClient } from '../../src/index.js';
 import { createSandbox, NewEventDeliverySchema, type Sandbox } from '../../src/testing/index.js';
-import { createNodeMiddleware } from '../../src/webhooks/index.js';
 import { closeServer, listen } from './http-send.js';
 
 let sandbox: Sandbox;
