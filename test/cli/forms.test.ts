@@ -1,5 +1,5 @@
 /**
- * `claims forms pull` and `claims forms check` as their own processes against the sandbox:
+ * `claims forms pull` and `claims forms check` against the sandbox, in this process and as their own:
  * the files written, the exit codes (0 no change, 1 breaking, 3 compatible only, 4 could not
  * compare, 2 bad usage), `--json`, and no token in any output. The decisions are tested
  * in-process in test/forms/; these check the command line around them.
@@ -13,6 +13,7 @@ import { parseSnapshot } from '../../src/forms/snapshot-file.js';
 import { ClaimsClient, checkForms } from '../../src/index.js';
 import { defaultSandboxMetadata } from '../../src/testing/core/seed.js';
 import { createSandbox, type Sandbox } from '../../src/testing/index.js';
+import { claimsInProcess } from './in-process.js';
 import { runClaims } from './run-claims.js';
 
 let sandbox: Sandbox;
@@ -30,8 +31,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+// In this process (so mutation testing sees the commands run); the real bin is run below
+// where the process itself matters (settings missing, no server).
 const claims = (args: string[], env: Record<string, string | undefined> = {}) =>
-  runClaims(args, sandbox.url, { CLAIMS_TOKEN: sandbox.token, ...env });
+  claimsInProcess(args, { CLAIMS_BASE_URL: sandbox.url, CLAIMS_TOKEN: sandbox.token, ...env });
 
 function noToken(result: { stdout: string; stderr: string }): void {
   expect(result.stdout + result.stderr).not.toContain(sandbox.token);
