@@ -106,6 +106,23 @@ describe('claims forms pull', () => {
     noToken(first);
   });
 
+  it('a pull of fewer forms says which it dropped from the snapshot', async () => {
+    const snapshot = join(dir, 'fewer.json');
+    expect((await claims(['forms', 'pull', ...MOTOR, ...TRAVEL, '--snapshot', snapshot])).code).toBe(0);
+    const fewer = await claims(['forms', 'pull', ...MOTOR, '--snapshot', snapshot]);
+    expect(fewer).toMatchObject({ code: 0, stderr: '' });
+    expect(fewer.stdout).toBe(
+      [
+        'claims: pulled 1 form(s): 0 new or changed, 1 unchanged, 1 dropped (PRG-TRAVEL/TRAVEL-SINGLE/GB)',
+        `claims: ${snapshot} written`,
+        '',
+      ].join('\n'),
+    );
+    expect(Object.keys(parseSnapshot(readFileSync(snapshot, 'utf8'), 'f').forms)).toEqual([
+      'PRG-MOTOR/MOTOR-COMP/GB',
+    ]);
+  });
+
   it('--all pulls every form the programmes operation lists', async () => {
     const snapshot = join(dir, 'all.json');
     const result = await claims(['forms', 'pull', '--all', '--snapshot', snapshot]);
