@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateFormsModule } from '../../src/forms/generate.js';
 import { parseSnapshot } from '../../src/forms/snapshot-file.js';
 import { ClaimsClient, checkForms } from '../../src/index.js';
@@ -137,6 +137,10 @@ describe('claims forms pull', () => {
       [
         ['forms', 'pull', '--programme', 'P', '--snapshot', snapshot],
         /name each form with all three of --programme, --policy-type and --country \(got 1, 0 and 0\)/,
+      ],
+      [
+        ['forms', 'pull', '--programme', 'P', '--policy-type', 'T', '--snapshot', snapshot],
+        /name each form with all three of --programme, --policy-type and --country \(got 1, 1 and 0\)/,
       ],
       [['forms', 'pull', '--all', ...MOTOR, '--snapshot', snapshot], /give --all or name forms/],
       [['forms', 'pull', '--snapshot', snapshot], /name the forms to pull/],
@@ -276,5 +280,27 @@ describe('claims forms check', () => {
     expect(noEnv.code).toBe(2);
     const unknownOption = await claims(['forms', 'check', '--snapshots', snapshotFile]);
     expect(unknownOption.code).toBe(2);
+  });
+});
+
+describe('the client the commands make', () => {
+  it('is closed when the command ends, whether it succeeded or not', async () => {
+    const close = vi.spyOn(ClaimsClient.prototype, 'close');
+    try {
+      const snapshot = join(dir, 'closed.json');
+      expect((await claims(['forms', 'pull', ...MOTOR, '--snapshot', snapshot])).code).toBe(0);
+      expect(close).toHaveBeenCalledTimes(1);
+      expect((await claims(['forms', 'check', '--snapshot', snapshot])).code).toBe(0);
+      expect(close).toHaveBeenCalledTimes(2);
+      const unknown = ['--programme', 'PRG-MOTOR', '--policy-type', 'MOTOR-COMP', '--country', 'ES'];
+      expect((await claims(['forms', 'pull', ...unknown, '--snapshot', snapshot])).code).toBe(1);
+      expect(close).toHaveBeenCalledTimes(3);
+      expect(
+        (await claims(['forms', 'check', '--snapshot', snapshot], { CLAIMS_TOKEN: 'wrong-s3cret' })).code,
+      ).toBe(4);
+      expect(close).toHaveBeenCalledTimes(4);
+    } finally {
+      close.mockRestore();
+    }
   });
 });
