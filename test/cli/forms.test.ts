@@ -165,7 +165,7 @@ describe('claims forms pull', () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(message);
     }
-    const missingEnv = await runClaims(['forms', 'pull', ...MOTOR, '--snapshot', snapshot], sandbox.url, {
+    const missingEnv = await claims(['forms', 'pull', ...MOTOR, '--snapshot', snapshot], {
       CLAIMS_TOKEN: '',
     });
     expect(missingEnv.code).toBe(2);
@@ -252,11 +252,16 @@ describe('claims forms check', () => {
     expect(refused.stderr).toMatch(/AuthenticationError/);
     expect(refused.stderr).toContain('claims: could not compare the forms (exit 4)');
     noToken(refused);
+  });
+
+  it('exit 4 from the real bin when no server answers', async () => {
     const gone = await runClaims(['forms', 'check', '--snapshot', snapshotFile], 'http://127.0.0.1:9', {
       CLAIMS_TOKEN: 'wrong-s3cret',
     });
     expect(gone.code).toBe(4);
     expect(gone.stdout).toBe('');
+    expect(gone.stderr).toContain('claims: could not compare the forms (exit 4)');
+    noToken(gone);
   });
 
   it('exit 2 for no snapshot, a broken one, or missing settings', async () => {
@@ -274,9 +279,7 @@ describe('claims forms check', () => {
     const bad = await claims(['forms', 'check', '--snapshot', broken]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`${broken}.forms["P/T/GB"].policyTypeCode: must be a non-empty string`);
-    const noEnv = await runClaims(['forms', 'check', '--snapshot', snapshotFile], '', {
-      CLAIMS_TOKEN: sandbox.token,
-    });
+    const noEnv = await claims(['forms', 'check', '--snapshot', snapshotFile], { CLAIMS_BASE_URL: '' });
     expect(noEnv.code).toBe(2);
     const unknownOption = await claims(['forms', 'check', '--snapshots', snapshotFile]);
     expect(unknownOption.code).toBe(2);
