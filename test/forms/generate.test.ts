@@ -82,6 +82,29 @@ describe('generateFormsModule', () => {
     expect(header(generateFormsModule(c))).not.toBe(header(generateFormsModule(a)));
   });
 
+  it('the whole module, byte for byte, as users commit it (a change to it shows in their diffs)', async () => {
+    const source = generateFormsModule(
+      snapshotOf(
+        {
+          'P/T/GB': [
+            {
+              identifier: 'f:Cause',
+              name: 'Cause',
+              section: 'Incident',
+              listSource: ['Fire'],
+              isRequired: true,
+            },
+            { identifier: 'f:Ref', maxLength: 12 },
+          ],
+          'Q/T/FR': [],
+        },
+        true,
+      ),
+    );
+    // Review the file's diff after an intended change, then: npx vitest run -u test/forms/generate.test.ts
+    await expect(source).toMatchFileSnapshot('./fixtures/generated-module.ts.snap');
+  });
+
   it('its header says it is generated, by what, and the hash of the descriptors', () => {
     const snapshot = snapshotOf({
       'A/T/GB': [{ identifier: 'a:x' }, { identifier: 'a:y' }],
