@@ -296,7 +296,7 @@ describe('claims subscriptions plan', () => {
     });
     const broken = file('broken.json', '[{');
     const parsed = await claims('subscriptions', 'plan', '--webhook', '1', '-f', broken);
-    expect(parsed.code).toBe(2);
+    expect(parsed).toMatchObject({ code: 2, stdout: '' });
     expect(parsed.stderr).toMatch(
       new RegExp(
         `the desired subscriptions in ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: \\S`,
@@ -318,6 +318,9 @@ describe('claims subscriptions plan', () => {
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
     }
+    const wordsOnly = await claims('subscriptions', 'plan', '--bogus', '--detailed-exitcode');
+    expect(wordsOnly).toMatchObject({ code: 1, stdout: '' });
+    expect(wordsOnly.stderr).toContain("error: required option '--webhook <id>' not specified");
     const planUsage = await claims('subscriptions', 'plan', '--bogus', '--json');
     expect(planUsage.code).toBe(2);
     expect(JSON.parse(planUsage.stdout)).toMatchObject({ verdict: 'error', error: { name: 'UsageError' } });
