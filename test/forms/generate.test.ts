@@ -197,6 +197,11 @@ describe('generateFormsModule', () => {
       ].join('\n'),
     );
     expect(source).not.toContain('f:Else"?');
+    // A blank label or section is no label: the identifier names the field.
+    const blank = generateFormsModule(
+      snapshotOf({ 'P/T/GB': [{ identifier: 'f:B', name: '  ', section: ' ' }] }),
+    );
+    expect(blank).toContain('     * "f:B".\n');
   });
 
   it('a repeated identifier: the first descriptor types the value, any required one makes it required (as the run-time check)', () => {
