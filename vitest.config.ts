@@ -13,6 +13,7 @@ export default defineConfig({
       'claims-notification-sdk/batch': fileURLToPath(new URL('./src/batch/index.ts', import.meta.url)),
       'claims-notification-sdk/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
       'claims-notification-sdk/auth': fileURLToPath(new URL('./src/auth/index.ts', import.meta.url)),
+      'claims-notification-sdk/webhooks': fileURLToPath(new URL('./src/webhooks/index.ts', import.meta.url)),
       'claims-notification-sdk': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

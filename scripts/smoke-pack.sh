@@ -287,6 +287,14 @@ module.exports = async function testingScenario(sdk, testing, how, withMsw) {
     const client = new sdk.ClaimsClient({ baseUrl: sandbox.url, accessToken: sandbox.token });
     const { incidentId } = await client.incidents.create(incident);
     if (!sandbox.incident(incidentId)) throw new Error(`${how}: the sandbox did not store the incident`);
+    // The inspector page and its script come with the build; a fault queued hits the next call.
+    const page = await (await fetch(sandbox.inspectorUrl)).text();
+    const script = await (await fetch(`${sandbox.inspectorUrl}inspector.js`)).text();
+    if (!page.includes('Claims sandbox inspector') || !script.includes('EventSource')) throw new Error(`${how}: no inspector page`);
+    sandbox.faults.next({ route: 'POST /incidents', fault: { status: 503 } });
+    let faulted;
+    try { await client.incidents.create(incident, { maxRetries: 0 }); } catch (e) { faulted = e; }
+    if (sdk.outcomeOf(faulted) !== 'unknown' || sandbox.calls.at(-1).fault.status !== 503) throw new Error(`${how}: the fault did not hit`);
   } finally {
     await sandbox.close();
   }

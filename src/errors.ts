@@ -1,3 +1,5 @@
+import { describeIssues, describeUrl, summariseBody } from './internal/describe.js';
+import { boundMessage } from './internal/quote.js';
 import { type Outcome, outcomeOf, replaceMessage, setOutcome } from './outcome.js';
 import { isNeverSent } from './retry.js';
 
@@ -21,7 +23,7 @@ export class ClaimsError extends Error {
   override name = 'ClaimsError';
 
   constructor(message: string, options: ClaimsErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(boundMessage(message), options.cause === undefined ? undefined : { cause: options.cause });
     setOutcome(this, options.outcome ?? 'not_sent');
   }
 
@@ -143,7 +145,7 @@ export function describeCall(error: unknown, call: CallDescription): void {
     if (error.method === undefined) {
       define(error, 'method', call.method);
       define(error, 'url', call.url);
-      replaceMessage(error, `${call.method} ${call.url}: ${error.message}`);
+      replaceMessage(error, boundMessage(`${call.method} ${describeUrl(call.url)}: ${error.message}`));
     }
     define(error, 'attempts', call.attempts);
   } else if (error instanceof ClaimsApiError) define(error, 'attempts', call.attempts);
@@ -194,7 +196,7 @@ export class ClaimsApiError extends ClaimsError {
 
   constructor(init: ApiErrorInit) {
     // A 4xx is a refusal; a 5xx (or an unfollowed 3xx) may come after the server acted.
-    super(`${init.status} ${init.method} ${init.url}${summariseBody(init.body)}`, {
+    super(`${init.status} ${init.method} ${describeUrl(init.url)}${summariseBody(init.body)}`, {
       outcome: init.status >= 400 && init.status < 500 ? 'rejected' : 'unknown',
     });
     this.status = init.status;
@@ -269,30 +271,10 @@ export function isClaimsError(error: unknown): error is ClaimsError {
 }
 
 /**
- * The one wording of a list of validation issues, for every error that carries them:
- * `<prefix>: path: message; path: message` (an issue without a path is its message alone).
+ * The one wording of a list of validation issues (see `internal/describe.ts`): bounded, the
+ * error's `issues` keeping every one.
  */
-export function describeIssues(prefix: string, issues: readonly ValidationIssue[]): string {
-  const lines = issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
-  return `${prefix}: ${lines.join('; ')}`;
-}
-
-const MESSAGE_KEYS = ['message', 'error', 'detail', 'title', 'error_description'];
-const MAX_SUMMARY = 300;
-
-/** A short tail for the error message from the server's own words, when it gave any. */
-function summariseBody(body: unknown): string {
-  let text: string | undefined;
-  if (typeof body === 'string') text = body;
-  else if (body !== null && typeof body === 'object') {
-    const record = body as Record<string, unknown>;
-    const key = MESSAGE_KEYS.find((k) => typeof record[k] === 'string');
-    text = key === undefined ? JSON.stringify(body) : (record[key] as string);
-  }
-  if (!text) return '';
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return `: ${oneLine.length > MAX_SUMMARY ? `${oneLine.slice(0, MAX_SUMMARY)}…` : oneLine}`;
-}
+export { describeIssues };
 
 /** Why a webhook delivery was refused by `verifyWebhook` / `receiveWebhook`. */
 export type WebhookVerificationReason = 'missing_header' | 'invalid_header' | 'invalid_body';
@@ -336,10 +318,10 @@ export function restate(error: unknown, message: string, outcome: Outcome): Erro
   const copy = Object.create(Object.getPrototypeOf(error) as object) as ClaimsError;
   Object.assign(copy, error);
   const hidden = { configurable: true, writable: true, enumerable: false } as const;
-  Object.defineProperty(copy, 'message', { ...hidden, value: message });
+  Object.defineProperty(copy, 'message', { ...hidden, value: boundMessage(message) });
   Object.defineProperty(copy, 'cause', { ...hidden, value: error });
   // Stryker disable next-line StringLiteral: V8 gives every Error a stack string, so the fallback is never taken on Node
-  const stack = new Error(message).stack ?? '';
+  const stack = new Error(copy.message).stack ?? '';
   // Stryker disable next-line Regex: a plain Error's stack begins with "Error", so the first match is at the start, anchored or not
   Object.defineProperty(copy, 'stack', { ...hidden, value: stack.replace(/^Error/, copy.name) });
   return setOutcome(copy, outcome);

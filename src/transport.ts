@@ -8,14 +8,15 @@ import {
 } from './errors.js';
 import { type ResponseSchema, readApiError, readSuccess } from './internal/answer.js';
 import { CallSignal, STOPPED } from './internal/call-signal.js';
-import { errorMessage } from './internal/error-message.js';
+import { errorMessage, providerFailure } from './internal/error-message.js';
 import { mergeHeaders } from './internal/headers.js';
 import { callOptionIssues, isSendableToken } from './internal/options.js';
 import type { WatchBody } from './internal/progress.js';
+import { excerpt } from './internal/quote.js';
 import { redactorFor } from './internal/redact.js';
 import { deadlineMessage, pause, stoppedError } from './internal/stopped.js';
 import { collectIssues, type Schema, throwIfInvalid } from './internal/validate.js';
-import { logAttemptEnd, logAttemptStart, logRetry, RequestLog } from './logger.js';
+import { logAttemptEnd, logAttemptStart, logRetry, logUrl, RequestLog } from './logger.js';
 import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
 import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
 import type { CallSpan, TraceCall } from './telemetry/call-span.js';
@@ -215,6 +216,7 @@ export class Transport {
     const log = this.#log;
     const wire = span ? span.wire(config.wire) : config.wire;
     let refreshedToken = false;
+    // The token a 401 refused: the provider is asked for another and may quote it when it fails.
     let refusedToken: string | undefined;
     // A request whose kept-alive connection was dead before any byte of it was written goes out
     // once more at once, on a fresh connection: it cannot be a duplicate, and uses no retry.
@@ -358,7 +360,7 @@ export class Transport {
           if (delay > MAX_RETRY_AFTER_MS) {
             if (log.warnOn) {
               log.warn(
-                `claims-sdk: not retrying ${method} ${url} after ${status}: the server asked to wait ${Math.round(delay)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
+                `claims-sdk: not retrying ${method} ${logUrl(url)} after ${status}: the server asked to wait ${Math.round(delay)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
                 undefined,
                 token,
               );
@@ -426,7 +428,7 @@ export class Transport {
     } catch (error) {
       // Also when the call was stopped meanwhile (STOPPED): the call's catch then gives its own
       // AbortError or ClaimsTimeoutError, whatever this says.
-      throw new ClaimsError(`accessToken provider failed${refresh ? ' after a 401' : ''}`, { cause: error });
+      throw new ClaimsError(providerFailure(error, refresh, refused ?? ''), { cause: error });
     } finally {
       signal.unwatchIdle();
     }
@@ -466,7 +468,7 @@ function toJson(body: unknown): string {
     throw new ClaimsValidationError([
       {
         path: '',
-        message: `cannot be sent as JSON: ${errorMessage(error)}`,
+        message: `cannot be sent as JSON: ${excerpt(errorMessage(error))}`,
       },
     ]);
   }

@@ -22,7 +22,8 @@ function sha256(text: string): string {
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
-    return value === undefined ? 'null' : (JSON.stringify(value) ?? 'null');
+    // undefined (and what JSON cannot hold) stringifies to undefined: canonically null.
+    return JSON.stringify(value) ?? 'null';
   }
   if (value instanceof Uint8Array) {
     return JSON.stringify({ $bytes: crypto.createHash('sha256').update(value).digest('base64url') });

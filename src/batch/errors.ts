@@ -147,7 +147,8 @@ export class BatchStoppedError extends ClaimsError {
       unrecorded?: UnrecordedClaim[];
     } = {},
   ) {
-    super(message, options.cause === undefined ? {} : { cause: options.cause });
+    // ClaimsError leaves `cause` unset when it is undefined.
+    super(message, { cause: options.cause });
     this.reason = reason;
     this.unrecorded = options.unrecorded ?? [];
   }

@@ -66,7 +66,7 @@ const PROBLEMS_START = 2_048;
  */
 export function boundedProblems(body: unknown): unknown {
   if (body === undefined) return undefined;
-  const text = typeof body === 'string' ? body : (JSON.stringify(body) ?? '');
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
   if (text.length <= MAX_PROBLEMS) return body;
   return { truncated: true, bytes: Buffer.byteLength(text), start: bounded(text, PROBLEMS_START) };
 }

@@ -1,9 +1,12 @@
 import { realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { FormIndex } from '../checks/form-index.js';
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { locateExtendedFieldProblems } from '../extended-fields.js';
+import { excerpt } from '../internal/quote.js';
 import { collectIssues } from '../internal/validate.js';
 import { outcomeOf } from '../outcome.js';
+import { describeForm } from '../resources/metadata.js';
 import type { AttachmentRefInput } from '../schemas/attachments.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
@@ -123,20 +126,22 @@ export async function validateClaims(
   }
   await forEachLimited([...forms.values()], LOOKUP_CONCURRENCY, async (form) => {
     const descriptors = await lookUp(client, form.query);
+    // Indexed once per form, not per claim: a listSource of 1,000,000 values is read once.
+    const fields = typeof descriptors === 'string' ? descriptors : new FormIndex(descriptors);
     for (const claim of form.claims) {
-      if (typeof descriptors === 'string') {
-        problems.push({ line: claim.line, key: claim.key, path: 'incident', message: descriptors });
+      if (typeof fields === 'string') {
+        problems.push({ line: claim.line, key: claim.key, path: 'incident', message: fields });
         continue;
       }
       for (const { index, problem } of locateExtendedFieldProblems(
-        descriptors,
+        fields,
         claim.incident.extendedFields ?? [],
       )) {
         problems.push({
           line: claim.line,
           key: claim.key,
           path: index === undefined ? 'incident.extendedFields' : `incident.extendedFields[${index}]`,
-          message: `${problem.identifier}: ${problem.message}`,
+          message: `${excerpt(problem.identifier)}: ${problem.message}`,
           code: problem.code,
         });
       }
@@ -156,7 +161,7 @@ async function lookUp(
     return await client.metadata.incidentFields(query);
   } catch (error) {
     if (outcomeOf(error) !== 'rejected') throw error;
-    return `the form of programme "${query.programmeCode}", policy type "${query.policyTypeCode}", country "${query.countryCode}" could not be looked up: ${(error as Error).message}`;
+    return `the form of ${describeForm(query)} could not be looked up: ${(error as Error).message}`;
   }
 }
 

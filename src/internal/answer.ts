@@ -12,6 +12,7 @@ import {
 } from '../errors.js';
 import type { WireResponse } from '../wire/types.js';
 import { parseJsonLossless } from './json.js';
+import { excerpt } from './quote.js';
 import { redactorFor } from './redact.js';
 import { collectIssues, type Schema } from './validate.js';
 
@@ -93,7 +94,7 @@ export async function readSuccess<T>(
     const type = response.headers()['content-type'];
     throw new ClaimsResponseValidationError(
       redactor.text(text.slice(0, EVIDENCE_CHARS)),
-      [{ path: '', message: `the body is not valid JSON${type ? ` (content-type ${type})` : ''}` }],
+      [{ path: '', message: `the body is not valid JSON${type ? ` (content-type ${excerpt(type)})` : ''}` }],
       where,
     );
   }

@@ -1,4 +1,5 @@
 import { ClaimsValidationError, restate } from '../errors.js';
+import { excerpt } from '../internal/quote.js';
 import { setOutcome } from '../outcome.js';
 import type { AttachmentRef, AttachmentRefInput } from '../schemas/attachments.js';
 import type { CallOptions } from '../transport.js';
@@ -67,7 +68,7 @@ export async function resolveAttachmentRefs(
 function notSentAfter(error: unknown, owner: string): Error {
   // The caller's own abort stays the AbortError it expects, now saying nothing was sent.
   if (error instanceof Error && error.name === 'AbortError') return setOutcome(error, 'not_sent');
-  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const detail = excerpt(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   return restate(
     error,
     `The ${owner} was not sent: uploading its { file } attachments failed (${detail})`,

@@ -9,6 +9,7 @@
  */
 import { ClaimsConnectionError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
+import { excerpt } from '../internal/quote.js';
 
 /**
  * A connection that was open and then found closed: a kept-alive one the server or a balancer
@@ -38,7 +39,7 @@ export function isDeadConnection(error: unknown): boolean {
 export function neverWrittenError(cause: unknown): ClaimsConnectionError {
   const code = (cause as { code?: unknown }).code;
   const failure = new ClaimsConnectionError(
-    `Connection failed before any byte of the request was written, nothing was sent: ${errorMessage(cause)}${typeof code === 'string' ? ` (${code})` : ''}`,
+    `Connection failed before any byte of the request was written, nothing was sent: ${excerpt(errorMessage(cause))}${typeof code === 'string' ? ` (${code})` : ''}`,
     { cause, outcome: 'not_sent' },
   );
   // The set answers false for a code that is not a string.

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
+import { excerpt } from '../internal/quote.js';
 import { abortError } from './abort.js';
 import { CappedText } from './capped-text.js';
 import type { StreamedBody, WebStreamBody, Wire, WireRequest, WireResponse } from './types.js';
@@ -135,7 +136,7 @@ class AttemptControl {
       });
     }
     const cause = (error as { cause?: unknown }).cause ?? error;
-    const detail = errorMessage(cause);
+    const detail = excerpt(errorMessage(cause));
     return new ClaimsConnectionError(`Connection failed: ${detail}`, { cause: error });
   }
 }

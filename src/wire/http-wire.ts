@@ -2,6 +2,7 @@ import { type Agent, type ClientRequest, Agent as HttpAgent, type IncomingMessag
 import type { Socket } from 'node:net';
 import { ClaimsConnectionError, ClaimsTimeoutError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
+import { excerpt } from '../internal/quote.js';
 import { abortError } from './abort.js';
 import { CappedText } from './capped-text.js';
 import { isDeadConnection, neverWrittenError } from './dead-connection.js';
@@ -219,7 +220,7 @@ class HttpAttempt {
     }
     const code = (error as { code?: unknown }).code;
     return new ClaimsConnectionError(
-      `Connection failed: ${errorMessage(error)}${typeof code === 'string' ? ` (${code})` : ''}`,
+      `Connection failed: ${excerpt(errorMessage(error))}${typeof code === 'string' ? ` (${code})` : ''}`,
       { cause: error },
     );
   }

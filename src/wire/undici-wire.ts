@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher, request as undiciRequest } from 'undici';
 import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
+import { excerpt } from '../internal/quote.js';
 import { abortError } from './abort.js';
 import { CappedText } from './capped-text.js';
 import { isDeadConnection, neverWrittenError } from './dead-connection.js';
@@ -131,7 +132,7 @@ function translate(error: unknown, signal: WireSignal, timeoutMs: number): Error
       cause: error,
     });
   }
-  const detail = errorMessage(error);
+  const detail = excerpt(errorMessage(error));
   return new ClaimsConnectionError(
     `Connection failed: ${detail}${typeof code === 'string' ? ` (${code})` : ''}`,
     {

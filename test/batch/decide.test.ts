@@ -155,3 +155,22 @@ describe('bodyHash', () => {
     expect(bodyHash(body)).toBe(createHash('sha256').update(canonical, 'utf8').digest('base64url'));
   });
 });
+
+describe('decide: a result holds only the fields its record had', () => {
+  // A report is written with JSON.stringify, but a caller reading a result sees every key:
+  // `'requestId' in result` must not be true for a record that had none.
+  it('an unchanged rejection without status or problems, a filed key without requestId', () => {
+    const rejected = decide(prev('rejected', { error: 'no' }), 'H');
+    expect(rejected.send).toBe(false);
+    expect(Object.keys((rejected as { result: object }).result).sort()).toEqual(['error', 'note', 'state']);
+    const filed = decide(prev('filed', { incidentId: 'I1' }), 'H');
+    expect(Object.keys((filed as { result: object }).result).sort()).toEqual(['incidentId', 'note', 'state']);
+    const conflict = decide(prev('filed', { requestId: 'r1' }), 'other');
+    expect(Object.keys((conflict as { result: object }).result).sort()).toEqual([
+      'error',
+      'note',
+      'requestId',
+      'state',
+    ]);
+  });
+});

@@ -68,6 +68,17 @@ describe('decodeRecord', () => {
   });
 });
 
+describe('decodeRecord: the head starts the line', () => {
+  it('refuses a line with anything before its head, even one whose shifted slice would check out', () => {
+    // Without the anchor, the head found after 'a' would slice from its last space: a valid
+    // record once JSON.parse skips that space.
+    const json = ` ${JSON.stringify({ key: 'K', state: 'filed', bodyHash: 'H', at: '2026-11-26T09:00:00.000Z', incidentId: 'I' })}`;
+    const head = `${Buffer.byteLength(json)} ${crc32(Buffer.from(json)).toString(16).padStart(8, '0')} `;
+    const line = Buffer.from(`a${head}${json.slice(1)}`);
+    expect(decodeRecord(line)).toEqual({ problem: 'it does not start with `<length> <checksum> `' });
+  });
+});
+
 describe('crc32', () => {
   it('is the same whether native or in JavaScript, for text and bytes', () => {
     for (const text of ['', 'a', '123456789', 'Schadensfall ü€ 😀', 'x'.repeat(10_000)]) {

@@ -72,7 +72,7 @@ describe('the token provider', () => {
       const error = await client.subscriptions.list(1).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ClaimsError);
       expect(error).not.toBeInstanceOf(AuthenticationError);
-      expect((error as Error).message).toBe('accessToken provider failed after a 401');
+      expect((error as Error).message).toBe('accessToken provider failed after a 401: Error: vault sealed');
       expect((error as Error).cause).toBe(cause);
       expect(server.hits).toHaveLength(1);
     });
