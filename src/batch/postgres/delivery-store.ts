@@ -126,7 +126,8 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async #query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: Row[] }> {
     try {
-      const pool = await (this.#ready ??= this.#connect());
+      this.#ready ??= this.#connect();
+      const pool = await this.#ready;
       return await pool.query<Row>(text, values);
     } catch (error) {
       if (error instanceof ClaimsError) throw error;
