@@ -410,7 +410,8 @@ describe('pullToFiles: the files of `claims forms pull`', () => {
     writeFileSync(join(at, 's', 'quoted.json'), JSON.stringify({ note: JSON_SCHEMA_MARK }));
     writeFileSync(join(at, 's', 'broken.json'), `{ "$comment": "${JSON_SCHEMA_MARK}"`);
     // Written in reverse order: the report lists them sorted whatever order the folder gives.
-    for (const name of ['older.json', 'a-old.json'])
+    const old = ['older.json', ...'zyxwvutsrqpo'.split('').map((c) => `${c}-old.json`), 'a-old.json'];
+    for (const name of old)
       writeFileSync(
         join(at, 's', name),
         JSON.stringify({ $comment: `${JSON_SCHEMA_MARK}; descriptors sha256 0` }),
@@ -419,7 +420,7 @@ describe('pullToFiles: the files of `claims forms pull`', () => {
     expect(narrower.schemas).toEqual({
       written: [],
       unchanged: ['PRG-MOTOR.MOTOR-COMP.GB.json'],
-      removed: ['PRG-HOME.HOME-STD.GB.json', 'a-old.json', 'older.json'],
+      removed: ['PRG-HOME.HOME-STD.GB.json', ...[...old].sort()],
     });
     expect(narrower.dropped).toEqual(['PRG-HOME/HOME-STD/GB']);
     expect(readdirSync(join(at, 's')).sort()).toEqual([
