@@ -89,6 +89,8 @@ describe('claims forms pull', () => {
     // No form named: the snapshot's forms are pulled again.
     const second = await claims(['forms', 'pull', ...files, '--json']);
     expect(second.code).toBe(0);
+    // One line of JSON, for a script to read.
+    expect(second.stdout).toBe(`${JSON.stringify(JSON.parse(second.stdout))}\n`);
     expect(JSON.parse(second.stdout)).toEqual({
       changed: [],
       unchanged: ['PRG-MOTOR/MOTOR-COMP/GB', 'PRG-TRAVEL/TRAVEL-SINGLE/GB'],
@@ -108,12 +110,15 @@ describe('claims forms pull', () => {
 
   it('a pull of fewer forms says which it dropped from the snapshot', async () => {
     const snapshot = join(dir, 'fewer.json');
-    expect((await claims(['forms', 'pull', ...MOTOR, ...TRAVEL, '--snapshot', snapshot])).code).toBe(0);
+    const HOME = ['--programme', 'PRG-HOME', '--policy-type', 'HOME-STD', '--country', 'GB'];
+    expect((await claims(['forms', 'pull', ...MOTOR, ...TRAVEL, ...HOME, '--snapshot', snapshot])).code).toBe(
+      0,
+    );
     const fewer = await claims(['forms', 'pull', ...MOTOR, '--snapshot', snapshot]);
     expect(fewer).toMatchObject({ code: 0, stderr: '' });
     expect(fewer.stdout).toBe(
       [
-        'claims: pulled 1 form(s): 0 new or changed, 1 unchanged, 1 dropped (PRG-TRAVEL/TRAVEL-SINGLE/GB)',
+        'claims: pulled 1 form(s): 0 new or changed, 1 unchanged, 2 dropped (PRG-HOME/HOME-STD/GB, PRG-TRAVEL/TRAVEL-SINGLE/GB)',
         `claims: ${snapshot} written`,
         '',
       ].join('\n'),

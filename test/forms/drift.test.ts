@@ -290,6 +290,47 @@ describe('checkForms against the sandbox', () => {
     expect(await checkForms(client, named)).toEqual([]);
   });
 
+  it("an --all snapshot's forms are read as it names them, even when the programmes list another form with the same key", async () => {
+    // "P" + "T/X" and "P/T" + "X" both make the key P/T/X/GB; only the first has a form.
+    sandbox.seed({
+      programmes: [
+        {
+          programmeCode: 'P',
+          name: 'p',
+          policyTypes: [{ policyTypeCode: 'T/X', name: 't', countries: ['GB'] }],
+        },
+        {
+          programmeCode: 'P/T',
+          name: 'pt',
+          policyTypes: [{ policyTypeCode: 'X', name: 'x', countries: ['GB'] }],
+        },
+      ],
+      forms: [
+        {
+          programmeCode: 'P',
+          policyTypeCode: 'T/X',
+          fields: [{ identifier: 'f:A', name: 'A', section: 'S' }],
+        },
+      ],
+    });
+    const form = { programmeCode: 'P', policyTypeCode: 'T/X', countryCode: 'GB' };
+    const snapshot: FormSnapshot = {
+      version: 1,
+      all: true,
+      forms: {
+        'P/T/X/GB': {
+          ...form,
+          pulledAt: '2026-11-26T01:00:00.000Z',
+          source: sandbox.url,
+          descriptors: await client.metadata.incidentFields(form),
+        },
+      },
+    };
+    proxy.seen.length = 0;
+    expect(await checkForms(client, snapshot)).toEqual([]);
+    expect(proxy.seen).toEqual(['GET /metadata/programmes', 'GET /metadata/incidents']);
+  });
+
   it('several forms and kinds at once, in key order', async () => {
     changeMotor((fields) => fields.filter((f) => f.identifier !== 'motor_claim:Driver_Name'));
     const forms = sandbox.metadata.forms.map((f: SandboxForm) =>

@@ -101,6 +101,15 @@ describe('pullForms', () => {
     expect(again.snapshot.forms['PRG-MOTOR/MOTOR-COMP/ES']?.pulledAt).toBe(T2.toISOString());
   });
 
+  it('forms named with a snapshot pulled with all: only those, and the result is no longer all', async () => {
+    const { snapshot } = await pullForms(client, { all: true, source: 's', now: T1 });
+    const named = await pullForms(client, { forms: [MOTOR_GB], previous: snapshot, source: 's', now: T2 });
+    expect(named.snapshot.all).toBeUndefined();
+    expect(Object.keys(named.snapshot.forms)).toEqual(['PRG-MOTOR/MOTOR-COMP/GB']);
+    expect(named.unchanged).toEqual(['PRG-MOTOR/MOTOR-COMP/GB']);
+    expect(named.dropped).toHaveLength(9);
+  });
+
   it('a refresh of named forms pulls the same forms; a changed form gets a new date, a form no longer named is dropped', async () => {
     const first = await pullForms(client, { forms: [MOTOR_GB, HOME_GB], source: 's', now: T1 });
     const forms = defaultSandboxMetadata().forms;
@@ -137,11 +146,45 @@ describe('pullForms', () => {
     expect(moved.snapshot.forms['PRG-MOTOR/MOTOR-COMP/GB']?.source).toBe('other');
   });
 
+  it('keys, changed, unchanged and dropped come sorted, whatever order the look-ups finish or the old file lists', async () => {
+    // The first form in key order answers last.
+    const slowHome = new ClaimsClient({
+      baseUrl: sandbox.url,
+      accessToken: sandbox.token,
+      maxRetries: 0,
+      fetch: async (url, init) => {
+        if (String(url).includes('PRG-HOME')) await new Promise((resolve) => setTimeout(resolve, 100));
+        return fetch(url, init);
+      },
+    });
+    try {
+      const TRAVEL_GB = { programmeCode: 'PRG-TRAVEL', policyTypeCode: 'TRAVEL-SINGLE', countryCode: 'GB' };
+      const first = await pullForms(slowHome, { forms: [HOME_GB, MOTOR_GB], source: 's', now: T1 });
+      expect(Object.keys(first.snapshot.forms)).toEqual(['PRG-HOME/HOME-STD/GB', 'PRG-MOTOR/MOTOR-COMP/GB']);
+      expect(first.changed).toEqual(['PRG-HOME/HOME-STD/GB', 'PRG-MOTOR/MOTOR-COMP/GB']);
+      const again = await pullForms(slowHome, { previous: first.snapshot, source: 's', now: T2 });
+      expect(again.unchanged).toEqual(['PRG-HOME/HOME-STD/GB', 'PRG-MOTOR/MOTOR-COMP/GB']);
+      // A snapshot file edited by hand may list its forms in any order.
+      const { 'PRG-HOME/HOME-STD/GB': home, ...rest } = first.snapshot.forms;
+      const unsorted: FormSnapshot = { version: 1, forms: { ...rest, 'PRG-HOME/HOME-STD/GB': home! } };
+      expect(Object.keys(unsorted.forms)).toEqual(['PRG-MOTOR/MOTOR-COMP/GB', 'PRG-HOME/HOME-STD/GB']);
+      const elsewhere = await pullForms(slowHome, { forms: [TRAVEL_GB], previous: unsorted, source: 's' });
+      expect(elsewhere.dropped).toEqual(['PRG-HOME/HOME-STD/GB', 'PRG-MOTOR/MOTOR-COMP/GB']);
+    } finally {
+      await slowHome.close();
+    }
+  });
+
   it('refuses what it cannot do, before or without writing anything', async () => {
     const refused = async (request: Parameters<typeof pullForms>[1]) => {
       const error = await pullForms(client, request).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ClaimsValidationError);
-      return (error as ClaimsValidationError).message;
+      const { message, issues } = error as ClaimsValidationError;
+      // One issue per problem, its message the one the error ends with.
+      expect(issues).toHaveLength(1);
+      expect(issues[0]?.path).toBe('forms');
+      expect(message.endsWith(`forms: ${issues[0]?.message}`)).toBe(true);
+      return message;
     };
     expect(await refused({ source: 's' })).toBe(
       'Cannot pull the forms: forms: name the forms to pull (programme, policy type, country), or ask for all of them',
@@ -159,6 +202,30 @@ describe('pullForms', () => {
       }),
     ).toBe(
       'Cannot pull the forms: forms: programme "A/B" with policy type "C", and programme "A" with policy type "B/C", both make the key "A/B/C/GB"; a snapshot cannot hold both',
+    );
+    // Two programmes, one policy type.
+    expect(
+      await refused({
+        source: 's',
+        forms: [
+          { programmeCode: 'A', policyTypeCode: 'A', countryCode: 'A/GB' },
+          { programmeCode: 'A/A', policyTypeCode: 'A', countryCode: 'GB' },
+        ],
+      }),
+    ).toBe(
+      'Cannot pull the forms: forms: programme "A" with policy type "A", and programme "A/A" with policy type "A", both make the key "A/A/A/GB"; a snapshot cannot hold both',
+    );
+    // One programme, two policy types: the slash is in the country this time.
+    expect(
+      await refused({
+        source: 's',
+        forms: [
+          { programmeCode: 'A', policyTypeCode: 'B', countryCode: 'C/GB' },
+          { programmeCode: 'A', policyTypeCode: 'B/C', countryCode: 'GB' },
+        ],
+      }),
+    ).toBe(
+      'Cannot pull the forms: forms: programme "A" with policy type "B", and programme "A" with policy type "B/C", both make the key "A/B/C/GB"; a snapshot cannot hold both',
     );
     expect(proxy.seen).toEqual([]);
   });
@@ -309,6 +376,7 @@ describe('pullToFiles: the files of `claims forms pull`', () => {
     const snapshotText = readFileSync(request.snapshotFile, 'utf8');
     expect(snapshotText).toBe(serializeSnapshot(first.snapshot));
     expect(readFileSync(request.out, 'utf8')).toBe(generateFormsModule(first.snapshot));
+    expect(first.snapshot.forms['PRG-MOTOR/MOTOR-COMP/GB']?.pulledAt).toBe(T1.toISOString());
     const mtimes = [request.snapshotFile, request.out].map((f) => statSync(f).mtimeMs);
     const second = await pullToFiles(client, { ...request, forms: undefined, now: T2 });
     expect(second).toMatchObject({
@@ -336,19 +404,22 @@ describe('pullToFiles: the files of `claims forms pull`', () => {
     };
     await pullToFiles(client, request);
     writeFileSync(join(at, 's', 'mine.json'), '{"mine":true}');
-    writeFileSync(join(at, 's', 'notes.txt'), JSON_SCHEMA_MARK);
+    // Marked, but not a .json file.
+    writeFileSync(join(at, 's', 'notes.txt'), JSON.stringify({ $comment: JSON_SCHEMA_MARK }));
     // The mark in another field, or in a file that is not JSON, is not ours.
     writeFileSync(join(at, 's', 'quoted.json'), JSON.stringify({ note: JSON_SCHEMA_MARK }));
     writeFileSync(join(at, 's', 'broken.json'), `{ "$comment": "${JSON_SCHEMA_MARK}"`);
-    writeFileSync(
-      join(at, 's', 'older.json'),
-      JSON.stringify({ $comment: `${JSON_SCHEMA_MARK}; descriptors sha256 0` }),
-    );
+    // Written in reverse order: the report lists them sorted.
+    for (const name of ['older.json', 'a-old.json'])
+      writeFileSync(
+        join(at, 's', name),
+        JSON.stringify({ $comment: `${JSON_SCHEMA_MARK}; descriptors sha256 0` }),
+      );
     const narrower = await pullToFiles(client, { ...request, forms: [MOTOR_GB] });
     expect(narrower.schemas).toEqual({
       written: [],
       unchanged: ['PRG-MOTOR.MOTOR-COMP.GB.json'],
-      removed: ['PRG-HOME.HOME-STD.GB.json', 'older.json'],
+      removed: ['PRG-HOME.HOME-STD.GB.json', 'a-old.json', 'older.json'],
     });
     expect(narrower.dropped).toEqual(['PRG-HOME/HOME-STD/GB']);
     expect(readdirSync(join(at, 's')).sort()).toEqual([
@@ -358,6 +429,17 @@ describe('pullToFiles: the files of `claims forms pull`', () => {
       'notes.txt',
       'quoted.json',
     ]);
+  });
+
+  it('all, and the snapshot alone: no module, no schema folder', async () => {
+    const at = join(dir, 'all-alone');
+    const report = await pullToFiles(client, { all: true, snapshotFile: join(at, 'f.json'), source: 's' });
+    expect(report.snapshot.all).toBe(true);
+    expect(report.changed).toHaveLength(10);
+    expect(report.snapshotFile).toBe('written');
+    expect('module' in report).toBe(false);
+    expect('schemas' in report).toBe(false);
+    expect(readdirSync(at)).toEqual(['f.json']);
   });
 
   it('writes nothing when a form cannot be read; refuses a broken snapshot file, naming it', async () => {
