@@ -146,12 +146,15 @@ describe('the lock: two runs at the same instant', () => {
       else rmSync(rival, { force: true });
       return readdirSync(dir);
     };
+    // The most each wait apart may be: 5 ms plus up to 39 ms of jitter.
+    vi.spyOn(Math, 'random').mockReturnValue(0.999);
     const started = Date.now();
     const error = await refusal(Journal.open(path));
+    vi.restoreAllMocks();
     expect(error.code).toBe('locked');
     expect(error.message).toContain(`process ${process.ppid} on ${hostname()}`);
     expect(hooks.readdirCalls).toBe(10);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(4 * 5);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4 * (5 + 39));
     hooks.readdir = undefined;
     rmSync(rival, { force: true });
     expect(lockFiles()).toEqual([]);
@@ -169,6 +172,21 @@ describe('the lock: two runs at the same instant', () => {
       await journal.close();
       rmSync(other, { force: true });
     }
+  });
+
+  it('a rival that took the same generation first: this run looks again, is refused, and leaves the rival its lock', async () => {
+    const generation = `${path}.lock-${ino}-1`;
+    hooks.link = (_from, to) => {
+      if (to === generation) writeFileSync(generation, holder(process.ppid, hostname(), 'rival'));
+    };
+    const error = await refusal(Journal.open(path));
+    expect([error.code, error.message]).toEqual([
+      'locked',
+      `The journal is in use by process ${process.ppid} on ${hostname()} since then (lock file ${generation}). ` +
+        'Two runs cannot share one journal file; if that process is gone, delete the lock file.',
+    ]);
+    expect(lockFiles()).toEqual([`claims.journal.lock-${ino}-1`]);
+    expect(readdirSync(dir).filter((name) => name.includes('.tmp-'))).toEqual([]);
   });
 
   it('a link that fails for another reason than a taken name: the error, and no file left behind', async () => {
