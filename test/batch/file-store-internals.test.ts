@@ -245,7 +245,7 @@ describe('a write that fails', () => {
       [Object.assign(new Error('disk says ENOSPC: full'), { code: 'ENOSPC' }), ': ENOSPC'],
       [Object.assign(new Error('E: odd, really'), { code: 'EIO' }), ': EIO (odd)'],
       [new Error('no code at all'), ''],
-      [{ code: 'EIO' } as Error, ': EIO'],
+      [{ code: 'EIO' } as unknown as Error, ': EIO'],
     ] as const) {
       const store = new FileJournalStore(join(dir, `j-${said.length}-${error.message?.length}`));
       await store.open();
