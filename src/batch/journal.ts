@@ -56,7 +56,9 @@ export class Journal {
       let index = 0;
       for await (const record of store.load()) {
         index++;
-        journal.#latest.set(record.key, checkLoaded(record, store.shared, index));
+        // Checked before its key is read: a store of yours may yield `null`.
+        const checked = checkLoaded(record, store.shared, index);
+        journal.#latest.set(checked.key, checked);
       }
     } catch (error) {
       await store.close();

@@ -138,6 +138,7 @@ function isStale(holder: Holder | undefined): boolean {
   return !isAlive(holder.pid);
 }
 
+// Stryker disable BlockStatement: an empty catch answers undefined (dead) as ESRCH does; EPERM needs another user's process (see below)
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -148,6 +149,7 @@ function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+// Stryker restore BlockStatement
 
 /** Creates `path` holding `holder`, complete from the first instant; false when the name is taken. */
 async function createWhole(path: string, holder: Holder): Promise<boolean> {

@@ -67,6 +67,42 @@ describe('opening', () => {
     await reader.close();
   });
 
+  it('opening again after the records were loaded is still once: no second lock, nothing loaded twice', async () => {
+    const store = new FileJournalStore(path);
+    expect(store.shared).toBe(false);
+    await store.open();
+    await store.append(rec('A'));
+    await store.close();
+    const again = new FileJournalStore(path);
+    await again.open();
+    const loaded: JournalRecord[] = [];
+    for await (const r of again.load()) loaded.push(r);
+    await again.open();
+    // Handed over once: the store keeps no copy of a journal it loaded.
+    for await (const r of again.load()) loaded.push(r);
+    expect(loaded.map((r) => r.key)).toEqual(['A']);
+    await again.append(rec('B'));
+    await again.close();
+    expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(2);
+  });
+
+  it('a journal that cannot be read: the system error, named, for a run and for a reader', async () => {
+    writeFileSync(path, encodeRecord(rec('A')));
+    const proto = (await fileHandlePrototype()) as unknown as { readFile(): Promise<Buffer> };
+    vi.spyOn(proto, 'readFile').mockRejectedValue(
+      Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }),
+    );
+    const run = await refusal(Journal.open(path));
+    expect([run.code, run.message]).toEqual(['io', `Cannot open the journal ${path}: EIO (i/o error)`]);
+    const reader = await refusal(Journal.open(path, { readOnly: true }));
+    expect([reader.code, reader.message]).toEqual(['io', `Cannot read the journal ${path}: EIO (i/o error)`]);
+    vi.restoreAllMocks();
+    // The failed open released its lock: a run can take the journal now.
+    const journal = await Journal.open(path);
+    expect(journal.get('A')?.state).toBe('sending');
+    await journal.close();
+  });
+
   it('says what went wrong, word for word, with the system error as cause', async () => {
     const inMissing = join(dir, 'missing', 'j');
     const missing = await refusal(Journal.open(inMissing));
@@ -209,8 +245,9 @@ describe('a write that fails', () => {
       [Object.assign(new Error('disk says ENOSPC: full'), { code: 'ENOSPC' }), ': ENOSPC'],
       [Object.assign(new Error('E: odd, really'), { code: 'EIO' }), ': EIO (odd)'],
       [new Error('no code at all'), ''],
+      [{ code: 'EIO' } as unknown as Error, ': EIO'],
     ] as const) {
-      const store = new FileJournalStore(join(dir, `j-${said.length}-${error.message.length}`));
+      const store = new FileJournalStore(join(dir, `j-${said.length}-${error.message?.length}`));
       await store.open();
       failingWrite(0, error as NodeJS.ErrnoException);
       const refused = await refusal(store.append(rec('A')));
@@ -288,6 +325,18 @@ describe('group commit', () => {
     await Promise.all([first, final, joined]);
     expect(seen.calls).toBe(2);
     await store.close();
+  });
+
+  it('close() right after an append writes it first: a final record waiting its turn, and a sending one', async () => {
+    for (const state of ['filed', 'sending'] as const) {
+      const store = new FileJournalStore(path);
+      await store.open();
+      const appended = store.append(rec(state, state));
+      await store.close();
+      await expect(appended).resolves.toBeUndefined();
+      expect(readFileSync(path, 'utf8')).toContain(`"key":"${state}"`);
+    }
+    expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(2);
   });
 
   it('says which journal is closed or read-only', async () => {

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JournalError } from '../../src/batch/errors.js';
+import { FileJournalStore } from '../../src/batch/file-store.js';
 import { Journal } from '../../src/batch/journal.js';
 import { type JournalRecord, recordProblem } from '../../src/batch/record.js';
 import type { ClaimAnswer, JournalStore } from '../../src/batch/store.js';
@@ -117,6 +121,21 @@ describe('records a store loads are checked', () => {
       expect(recordProblem(notObject)).toBe('it is not an object');
   });
 
+  it('names the key of a record that does not fit when it has one', async () => {
+    const badState = await refusal(
+      Journal.open(storeLoading([rec('A', 'filed'), { ...rec('B', 'filed'), state: 'done' }])),
+    );
+    expect(badState.message).toBe(
+      `The journal's record 2 (key "B") does not fit: ${recordProblem({ ...rec('B', 'filed'), state: 'done' })}. Nothing was sent; the journal was not changed.`,
+    );
+    const yieldsNull = storeLoading([null]);
+    const nothing = await refusal(Journal.open(yieldsNull));
+    expect(nothing.message).toBe(
+      "The journal's record 1 does not fit: it is not an object. Nothing was sent; the journal was not changed.",
+    );
+    expect(yieldsNull.closed).toBe(1);
+  });
+
   it('refuses heldElsewhere from a single-run store (only a shared store can know of another live run)', async () => {
     const error = await refusal(Journal.open(storeLoading([rec('A', 'sending', { heldElsewhere: true })])));
     expect(error.message).toContain('a single-run store cannot say heldElsewhere');
@@ -146,6 +165,48 @@ describe('a store of yours must keep the contract', () => {
     );
   });
 
+  it('refuses no store at all (JavaScript), saying what it lacks, rather than failing on a property', async () => {
+    for (const nothing of [undefined, null]) {
+      const error = await refusal(Journal.open(nothing as unknown as JournalStore));
+      expect([error.code, error.message]).toEqual([
+        'invalid_store',
+        'The journal store lacks shared (true or false), open, load, claim, append, close: see JournalStore (a store says whether it is shared, and claim() is required)',
+      ]);
+    }
+  });
+
+  it('opens a store of yours read-only by telling it so, and a path as the file store', async () => {
+    const opened: unknown[] = [];
+    const store = storeLoading([rec('A', 'filed')]);
+    store.open = async (options) => {
+      opened.push(options);
+    };
+    await (await Journal.open(store, { readOnly: true })).close();
+    await (await Journal.open(store)).close();
+    expect(opened).toEqual([{ readOnly: true }, {}]);
+    const dir = mkdtempSync(join(tmpdir(), 'journal-open-'));
+    try {
+      const path = join(dir, 'claims.journal');
+      const journal = await Journal.open(path);
+      expect(journal.store).toBeInstanceOf(FileJournalStore);
+      expect((journal.store as FileJournalStore).path).toBe(path);
+      await journal.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps each key's latest record written, in the order keys were first written", async () => {
+    const journal = await Journal.open(storeLoading([rec('B', 'unknown'), rec('A', 'sending')]));
+    await journal.write(rec('A', 'filed'));
+    await journal.write(rec('C', 'not_sent'));
+    await journal.write(rec('B', 'filed'));
+    expect([...journal.records()]).toEqual([rec('B', 'filed'), rec('A', 'filed'), rec('C', 'not_sent')]);
+    expect(journal.get('A')).toEqual(rec('A', 'filed'));
+    expect(journal.needingReview()).toEqual([]);
+    await journal.close();
+  });
+
   it("refuses a claim() answer that is not one, or whose latest record does not fit or is another key's", async () => {
     const answers: unknown[] = [
       true,
@@ -155,10 +216,21 @@ describe('a store of yours must keep the contract', () => {
       { taken: false, latest: { ...rec('K', 'filed'), key: 7 } },
       { taken: false, latest: rec('other', 'filed') },
     ];
-    for (const answer of answers) {
+    const notAnAnswer =
+      "The journal store's claim() did not answer { taken: true } or { taken: false, latest }";
+    const doesNotFit = "The journal store's claim() answered a latest record that does not fit: ";
+    const said = [
+      notAnAnswer,
+      notAnAnswer,
+      notAnAnswer,
+      `${doesNotFit}it is not an object`,
+      `${doesNotFit}its key 7 (number) is not a non-empty string`,
+      `${doesNotFit}it is another key's`,
+    ];
+    for (const [i, answer] of answers.entries()) {
       const journal = await Journal.open(storeLoading([], true, async () => answer as ClaimAnswer));
       const error = await refusal(journal.begin(rec('K', 'sending')));
-      expect(error.code, JSON.stringify(answer)).toBe('invalid_store');
+      expect([error.code, error.message], JSON.stringify(answer)).toEqual(['invalid_store', said[i]]);
       expect(journal.get('K')).toBeUndefined();
     }
   });
@@ -245,7 +317,15 @@ describe('resolving a key on a shared journal', () => {
 
   it('refuses an incidentId that is empty, and a key that is not there', async () => {
     const journal = await Journal.open(storeLoading([rec('U', 'unknown')], true));
-    await expect(journal.resolve('U', { filed: ' ' })).rejects.toMatchObject({ code: 'not_resolvable' });
+    for (const filed of [' ', '', 7, undefined]) {
+      await expect(journal.resolve('U', { filed } as { filed: string }), String(filed)).rejects.toMatchObject(
+        {
+          code: 'not_resolvable',
+          message: 'A filed resolution needs the incidentId the server gave',
+        },
+      );
+    }
+    expect(journal.get('U')?.state).toBe('unknown');
     await expect(journal.resolve('nope\n', { filed: 'I' })).rejects.toMatchObject({
       code: 'unknown_key',
       message: 'The journal has no key "nope\\n"',

@@ -1,5 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -137,12 +146,15 @@ describe('the lock: two runs at the same instant', () => {
       else rmSync(rival, { force: true });
       return readdirSync(dir);
     };
+    // The most each wait apart may be: 5 ms plus up to 39 ms of jitter.
+    vi.spyOn(Math, 'random').mockReturnValue(0.999);
     const started = Date.now();
     const error = await refusal(Journal.open(path));
+    vi.restoreAllMocks();
     expect(error.code).toBe('locked');
     expect(error.message).toContain(`process ${process.ppid} on ${hostname()}`);
     expect(hooks.readdirCalls).toBe(10);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(4 * 5);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4 * (5 + 39));
     hooks.readdir = undefined;
     rmSync(rival, { force: true });
     expect(lockFiles()).toEqual([]);
@@ -160,6 +172,21 @@ describe('the lock: two runs at the same instant', () => {
       await journal.close();
       rmSync(other, { force: true });
     }
+  });
+
+  it('a rival that took the same generation first: this run looks again, is refused, and leaves the rival its lock', async () => {
+    const generation = `${path}.lock-${ino}-1`;
+    hooks.link = (_from, to) => {
+      if (to === generation) writeFileSync(generation, holder(process.ppid, hostname(), 'rival'));
+    };
+    const error = await refusal(Journal.open(path));
+    expect([error.code, error.message]).toEqual([
+      'locked',
+      `The journal is in use by process ${process.ppid} on ${hostname()} since then (lock file ${generation}). ` +
+        'Two runs cannot share one journal file; if that process is gone, delete the lock file.',
+    ]);
+    expect(lockFiles()).toEqual([`claims.journal.lock-${ino}-1`]);
+    expect(readdirSync(dir).filter((name) => name.includes('.tmp-'))).toEqual([]);
   });
 
   it('a link that fails for another reason than a taken name: the error, and no file left behind', async () => {
@@ -189,15 +216,57 @@ describe('the journal file changing under the open', () => {
     expect(lockFiles()).toEqual([]);
   });
 
+  it('a journal removed, or replaced by a file of the same inode on another device, while it was being locked is refused', async () => {
+    hooks.readdir = (_folder, names, call) => {
+      if (call === 1) rmSync(path);
+      return names;
+    };
+    const removed = await refusal(Journal.open(path));
+    expect([removed.code, removed.message]).toEqual([
+      'io',
+      `The journal ${path} was replaced while it was being opened; try again`,
+    ]);
+    hooks.readdir = undefined;
+    writeFileSync(path, '');
+    let calls = 0;
+    hooks.lstat = (p) => {
+      if (p !== path || ++calls === 1) return undefined;
+      const real = statSync(path, { bigint: true });
+      return Object.assign(real, { dev: real.dev + 1n });
+    };
+    const otherDevice = await refusal(Journal.open(path));
+    expect(otherDevice.message).toBe(`The journal ${path} was replaced while it was being opened; try again`);
+    expect(lockFiles()).toEqual([]);
+  });
+
   it('a path that was a regular file when checked but is a FIFO when opened is refused without blocking', async () => {
     const fifo = join(dir, 'fifo.journal');
     execFileSync('mkfifo', [fifo]);
     const regular = statSync(path);
     hooks.lstat = (p) => (p === fifo ? regular : undefined);
-    const error = await refusal(Journal.open(fifo));
-    expect([error.code, error.message]).toEqual([
-      'not_a_file',
-      `The journal ${fifo} is not a regular file: a journal must be a regular file with one name`,
-    ]);
+    for (const readOnly of [false, true]) {
+      const error = await refusal(Journal.open(fifo, { readOnly }));
+      expect([error.code, error.message]).toEqual([
+        'not_a_file',
+        `The journal ${fifo} is not a regular file: a journal must be a regular file with one name`,
+      ]);
+    }
+  });
+
+  it('a path that was a regular file when checked but is a symlink when opened is never followed', async () => {
+    const target = join(dir, 'input.jsonl');
+    writeFileSync(target, '{"claim":1}\n');
+    const link = join(dir, 'link.journal');
+    symlinkSync(target, link);
+    const regular = statSync(target);
+    hooks.lstat = (p) => (p === link ? regular : undefined);
+    for (const readOnly of [false, true]) {
+      const error = await refusal(Journal.open(link, { readOnly }));
+      expect([error.code, error.message]).toEqual([
+        'io',
+        `Cannot open the journal ${link}: ELOOP (too many symbolic links encountered)`,
+      ]);
+    }
+    expect(readFileSync(target, 'utf8')).toBe('{"claim":1}\n');
   });
 });
