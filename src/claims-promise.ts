@@ -1,5 +1,6 @@
 import { ClaimsError, requestIdOf } from './errors.js';
 import { redactorFor } from './internal/redact.js';
+import { flattenHeaders, type RawHeaders } from './wire/attempt.js';
 import type { WireResponse } from './wire/types.js';
 
 /** What `.withResponse()` resolves to: the call's value and the HTTP answer that gave it. */
@@ -32,15 +33,37 @@ export interface ClaimsPromise<T> extends Promise<T> {
   withResponse(): Promise<WithResponse<T>>;
 }
 
-/** Where the transport leaves the answer a call resolved with (for `.withResponse()`; not for users). */
+/**
+ * What `.withResponse()` may still ask of the answer a call resolved with: its status, its
+ * headers as the wire gave them (copied, lower-cased and redacted only when asked for), and the
+ * call's token, to redact them. Not the answer itself: a held promise must not keep the
+ * request, its body or the connection's objects alive.
+ */
 export class ResponseSink {
-  response: WireResponse | undefined = undefined;
-  token = '';
+  #status = 0;
+  #headers: RawHeaders | undefined = undefined;
+  #token = '';
+
+  /** The transport's: the call resolved with this answer, sent with this token. */
+  answered(response: WireResponse, token: string): void {
+    this.#status = response.status;
+    this.#headers = response.rawHeaders;
+    this.#token = token;
+  }
+
+  /** What `.withResponse()` adds to the call's value. */
+  describe(): Omit<WithResponse<unknown>, 'data'> {
+    if (this.#headers === undefined) {
+      throw new ClaimsError('the call resolved without an HTTP answer to describe');
+    }
+    // Redacted as an error's headers are: the token in any spelling, under any name.
+    const headers = redactorFor(this.#token).headers(flattenHeaders(this.#headers));
+    return { status: this.#status, headers, requestId: requestIdOf(headers) };
+  }
 }
 
-const SINK = Symbol('claims-notification-sdk.response');
-
-type Sinked<T> = ClaimsPromise<T> & { [SINK]: ResponseSink };
+/** Each call's sink, out of the promise's own properties: printing a promise shows no answer and no token. */
+const sinks = new WeakMap<Promise<unknown>, ResponseSink>();
 
 /**
  * @internal Runs a call with a sink for its answer. The promise is the call's own, with
@@ -49,17 +72,13 @@ type Sinked<T> = ClaimsPromise<T> & { [SINK]: ResponseSink };
  */
 export function claimsPromise<T>(run: (sink: ResponseSink) => Promise<T>): ClaimsPromise<T> {
   const sink = new ResponseSink();
-  const promise = run(sink) as Sinked<T>;
-  promise[SINK] = sink;
+  const promise = run(sink) as ClaimsPromise<T>;
+  sinks.set(promise, sink);
   promise.withResponse = withResponse;
   return promise;
 }
 
-async function withResponse<T>(this: Sinked<T>): Promise<WithResponse<T>> {
+async function withResponse<T>(this: ClaimsPromise<T>): Promise<WithResponse<T>> {
   const data = await this;
-  const { response, token } = this[SINK];
-  if (!response) throw new ClaimsError('the call resolved without an HTTP answer to describe');
-  // Redacted as an error's headers are: the token in any spelling, under any name.
-  const headers = token === '' ? response.headers() : redactorFor(token).headers(response.headers());
-  return { data, status: response.status, headers, requestId: requestIdOf(headers) };
+  return { data, ...(sinks.get(this) as ResponseSink).describe() };
 }

@@ -3,13 +3,8 @@
  * anything else into the `ClaimsApiError` it stands for. Both read the body through the
  * wire's one capped reader, parse it losslessly and redact the token from what an error keeps.
  */
-import {
-  type ClaimsApiError,
-  ClaimsConnectionError,
-  ClaimsResponseValidationError,
-  errorFromResponse,
-  type ValidationIssue,
-} from '../errors.js';
+import { ClaimsResponseValidationError, type ValidationIssue } from '../errors.js';
+import { WireFailure } from '../wire/failure.js';
 import type { WireResponse } from '../wire/types.js';
 import { parseJsonLossless } from './json.js';
 import { redactorFor } from './redact.js';
@@ -120,12 +115,20 @@ async function judge<T>(
   throw new ClaimsResponseValidationError(redactor.value(value), redactIssues(issues, redactor), where);
 }
 
+/** An error answer as read: status, headers and body, the token redacted from them. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
 /**
- * The `ClaimsApiError` of a non-2xx answer, its body parsed when it is JSON. The token is
- * redacted from headers (under any name), the body (raw text and every parsed string) and so
- * from the message built from them.
+ * A non-2xx answer as an error keeps it: its body parsed when it is JSON, the token redacted
+ * from headers (under any name), the body (raw text and every parsed string) and so from the
+ * message built from them. A body that cannot be read (cut off, stalled) is `undefined`: the
+ * status alone still says what happened.
  */
-export async function readApiError(response: WireResponse, context: AnswerContext): Promise<ClaimsApiError> {
+export async function readErrorAnswer(response: WireResponse, context: AnswerContext): Promise<ErrorAnswer> {
   const redactor = redactorFor(context.token);
   const headers = redactor.headers(response.headers());
   let body: unknown;
@@ -141,18 +144,11 @@ export async function readApiError(response: WireResponse, context: AnswerContex
       }
     }
   } catch (error) {
-    // A caller's abort wins over the answer being read: it must reject with AbortError.
-    if (!(error instanceof ClaimsConnectionError)) throw error;
-    // The body could not be read; the status alone still says what happened.
+    // A stopped call (the caller's abort, the deadline) wins over the answer being read.
+    if (!(error instanceof WireFailure) || error.kind === 'stopped') throw error;
     body = undefined;
   }
-  return errorFromResponse({
-    status: response.status,
-    body,
-    headers,
-    method: context.method,
-    url: context.url,
-  });
+  return { status: response.status, headers, body };
 }
 
 function isHandWritten<T>(schema: ResponseSchema<T>): schema is HandWrittenCheck<T> {

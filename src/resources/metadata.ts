@@ -14,7 +14,6 @@ import {
 import { parseInput } from '../internal/parse-input.js';
 import { quote } from '../internal/quote.js';
 import { MetadataCache } from '../metadata-cache.js';
-import { setOutcome } from '../outcome.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/metadata.js';
@@ -194,7 +193,6 @@ function toIssue({ index, problem }: LocatedProblem): ValidationIssue {
  * whatever the look-up's own outcome.
  */
 function lookupFailed(error: unknown, form: string): Error {
-  if (error instanceof Error && error.name === 'AbortError') return setOutcome(error, 'not_sent');
   const why =
     error instanceof ClaimsApiError && error.status === 404
       ? `there is no incident form metadata for ${form} (the look-up answered 404)`

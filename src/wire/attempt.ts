@@ -1,0 +1,355 @@
+/**
+ * The wire core: what every wire does with one attempt, written once. A wire (undici,
+ * `node:http`, fetch) only sends the request its own way and hands over the answer's head and
+ * body; this file times the attempt (for the wires without timers of their own), classifies a
+ * failure (how far the request got: src/wire/failure.ts), flattens the answer's headers, and
+ * reads its body: capped, decoded, and one truth for every answer on every wire (a 204 has no
+ * body whatever follows it; a compressed body is decoded within the same cap).
+ *
+ * No `node:` import here: the fetch wire runs on the edge too (Deno, Bun, workerd).
+ */
+import { errorMessage } from '../internal/error-message.js';
+import { CappedText } from './capped-text.js';
+import { type Sent, stopped, WireFailure } from './failure.js';
+import type { WireResponse, WireSignal } from './types.js';
+
+/**
+ * Codes meaning the connection was never opened, so the server cannot have seen the request:
+ * undici's and Node's (`UND_ERR_CONNECT_TIMEOUT` is also the code of the `node:http` wire's
+ * own connect timeout, so the rule is one for every wire).
+ */
+const NOT_CONNECTED_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * Codes of a TLS handshake that this client refused (the server's certificate did not verify):
+ * the request was never written.
+ */
+const TLS_REFUSED_CODES: ReadonlySet<string> = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * Codes of an answer that is not HTTP: llhttp's parse errors (`HPE_…`, in undici's and Node's
+ * errors alike) and undici's own checks of the head. The server read the request and answered
+ * something: it may have acted.
+ */
+const BAD_ANSWER_CODES: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_INFO']);
+
+/**
+ * A kept-alive connection that was open and then found closed (the server or a balancer
+ * dropped it while idle): proven unwritten on one of these, a request goes out once more on a
+ * fresh connection. A connection that could not be opened keeps the rules of its own.
+ */
+const DEAD_SOCKET_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+]);
+
+/** The string `code`s along an error's cause chain (five deep at most: it may be a cycle). */
+function codes(error: unknown): string[] {
+  const found: string[] = [];
+  for (let e: unknown = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') found.push(code);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return found;
+}
+
+/** How far a request that failed with `error` got, from the codes of its cause chain. */
+export function sentOf(error: unknown): Sent {
+  const chain = codes(error);
+  if (chain.some((code) => NOT_CONNECTED_CODES.has(code))) return 'not_connected';
+  if (chain.some((code) => TLS_REFUSED_CODES.has(code))) return 'refused_tls';
+  if (chain.some((code) => code.startsWith('HPE_') || BAD_ANSWER_CODES.has(code))) return 'bad_answer';
+  return 'maybe';
+}
+
+/** Whether a body failed to decode (zlib's and brotli's codes) rather than broke off. */
+function isDecodeError(error: unknown): boolean {
+  return codes(error).some(
+    (code) => code.startsWith('Z_') || code.startsWith('ERR__') || code.includes('BROTLI'),
+  );
+}
+
+/** What the core needs to know of one attempt on a wire. */
+export interface AttemptState {
+  readonly signal: WireSignal;
+  readonly timeoutMs: number;
+  /** Which of the wire's own timers fired, or the platform's timeout its error names. */
+  timedOut(error: unknown): 'connect' | 'progress' | undefined;
+  /** A body chunk arrived: the progress timer starts again. */
+  progress(): void;
+  /** The attempt is over: no timer or listener of it may stay. */
+  done(): void;
+  /** Proven: no byte of the request was written (a write watch of the wire's). */
+  neverWritten(): boolean;
+}
+
+/** How a wire words its failures. */
+export interface Wording {
+  /** What a connect timeout says, after `Connection timed out: `. */
+  readonly connectTimeout: string;
+  /** The platform's message of an error (fetch's is in its `cause`). */
+  detail(error: unknown): string;
+  /** Whether the platform's code is added to the message (`… (ECONNRESET)`). */
+  readonly codes: boolean;
+}
+
+/**
+ * The failure of an attempt before its answer's head (`'head'`) or while its body was read
+ * (`'body'`): stopped by the call's signal, timed out, or a connection failure with how far the
+ * request got. A failure the wire made itself (a refusal) is kept as it is.
+ */
+export function failureOf(
+  attempt: AttemptState,
+  wording: Wording,
+  error: unknown,
+  phase: 'head' | 'body',
+): WireFailure {
+  attempt.done();
+  if (attempt.signal.aborted) return stopped(attempt.signal.reason);
+  if (error instanceof WireFailure) return error;
+  const own = (error as { code?: unknown } | undefined)?.code;
+  const code = wording.codes && typeof own === 'string' ? own : undefined;
+  const suffix = code === undefined ? '' : ` (${code})`;
+  const timed = attempt.timedOut(error);
+  const noProgress = `Request timed out: no progress for ${attempt.timeoutMs} ms${suffix}`;
+  if (phase === 'body') {
+    if (timed) return new WireFailure('body_timeout', noProgress, 'maybe', error);
+    if (isDecodeError(error)) {
+      return new WireFailure(
+        'decode',
+        `the body could not be decoded: ${wording.detail(error)}${suffix}`,
+        'maybe',
+        error,
+      );
+    }
+    return new WireFailure('cut', `Connection failed: ${wording.detail(error)}${suffix}`, 'maybe', error);
+  }
+  if (timed === 'connect') {
+    return new WireFailure(
+      'timeout',
+      `Connection timed out: ${wording.connectTimeout}`,
+      'not_connected',
+      error,
+    );
+  }
+  if (timed === 'progress') return new WireFailure('timeout', noProgress, 'maybe', error);
+  const sent = sentOf(error);
+  if (sent === 'maybe' && attempt.neverWritten()) {
+    // A request the wire provably never wrote: nothing was sent, whatever the code says.
+    return new WireFailure(
+      'connection',
+      `Connection failed before any byte of the request was written, nothing was sent: ${wording.detail(error)}${suffix}`,
+      code !== undefined && DEAD_SOCKET_CODES.has(code) ? 'dead_connection' : 'not_written',
+      error,
+    );
+  }
+  return new WireFailure('connection', `Connection failed: ${wording.detail(error)}${suffix}`, sent, error);
+}
+
+/** How the node wires word failures: the platform's message and code. */
+export const NODE_WORDING: Omit<Wording, 'connectTimeout'> = { detail: errorMessage, codes: true };
+
+/**
+ * The one timer of an attempt on a wire without timers of its own (`node:http`, fetch), and its
+ * one listener on the call's signal: `stop` runs when either fires. `timeoutMs` without
+ * progress (connecting gets `connectMs`), restarted by {@link progress}.
+ */
+export class AttemptClock {
+  #timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  #timedOut: 'connect' | 'progress' | undefined = undefined;
+  #ended = false;
+
+  constructor(
+    readonly signal: WireSignal,
+    readonly timeoutMs: number,
+    private readonly stop: (why: 'abort' | 'timeout') => void,
+  ) {}
+
+  /** Starts listening to the call's signal; false when it had aborted already. */
+  listen(): boolean {
+    if (this.signal.aborted) return false;
+    this.signal.addEventListener('abort', this.#onAbort, { once: true });
+    return true;
+  }
+
+  /** (Re)starts the timer for `phase`: `ms` for connecting, else `timeoutMs`. */
+  arm(phase: 'connect' | 'progress', ms = this.timeoutMs): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(this.#onTimeout, ms, phase);
+  }
+
+  progress(): void {
+    const timer = this.#timer as { refresh?: () => void } | undefined;
+    // Node's and Bun's timers restart in place; Deno's and workerd's are plain numbers: set anew.
+    if (typeof timer?.refresh === 'function') timer.refresh();
+    else if (!this.#ended) this.arm('progress');
+  }
+
+  done(): void {
+    this.#ended = true;
+    clearTimeout(this.#timer);
+    this.signal.removeEventListener('abort', this.#onAbort);
+  }
+
+  timedOut(): 'connect' | 'progress' | undefined {
+    return this.#timedOut;
+  }
+
+  // Named listeners, so done() can remove them: a caller's long-lived signal would otherwise
+  // collect one listener (and keep this attempt alive) per request made with it.
+  readonly #onAbort = (): void => this.stop('abort');
+
+  readonly #onTimeout = (phase: 'connect' | 'progress'): void => {
+    this.#timedOut = phase;
+    this.stop('timeout');
+  };
+}
+
+/** Raw answer headers: a record (undici, `node:http`) or a `Headers` (fetch). */
+export type RawHeaders =
+  | Readonly<Record<string, string | string[] | undefined>>
+  | { forEach(callback: (value: string, name: string) => void): void };
+
+/** The answer's headers, lower-case names (as every wire gives them), repeated values joined with `, `. */
+export function flattenHeaders(raw: RawHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof raw.forEach === 'function') {
+    (raw as { forEach(callback: (value: string, name: string) => void): void }).forEach((value, name) => {
+      out[name] = value;
+    });
+    return out;
+  }
+  const record = raw as Readonly<Record<string, string | string[] | undefined>>;
+  for (const name in record) {
+    const value = record[name];
+    if (typeof value === 'string') out[name] = value;
+    else if (value !== undefined) out[name] = value.join(', ');
+  }
+  return out;
+}
+
+/** The body of an answer as a wire hands it over. */
+export interface BodySource {
+  /** The body's bytes as they arrive (already decoded by the platform on the fetch wire). */
+  chunks(): AsyncIterable<Uint8Array>;
+  /** Stops reading: the rest is never read, and the connection is not reused. */
+  cancel(): void;
+}
+
+/**
+ * Decodes a body sent with `content-encoding` (gzip, deflate, br), given by the node wires
+ * (node:zlib); the fetch wire's platform decodes by itself. `onRaw` is called with each raw
+ * chunk's size (progress, and the raw bytes' own cap).
+ */
+export type Decode = (
+  source: BodySource,
+  encodings: readonly string[],
+  onRaw: (bytes: number) => boolean,
+) => AsyncIterable<Uint8Array>;
+
+/**
+ * Statuses whose answer has no body (RFC 9110): whatever bytes follow the head are not its
+ * body. A server that sends some anyway gets its connection closed, so they are never read as
+ * the next answer.
+ */
+const NO_BODY: ReadonlySet<number> = new Set([204, 205, 304]);
+
+/** The answer of an attempt, as the transport reads it, on every wire. */
+export class WireAnswer implements WireResponse {
+  #headers: Record<string, string> | undefined = undefined;
+
+  constructor(
+    readonly status: number,
+    readonly rawHeaders: RawHeaders,
+    private readonly body: BodySource,
+    private readonly attempt: AttemptState,
+    private readonly wording: Wording,
+    private readonly decode: Decode | undefined,
+  ) {}
+
+  headers(): Record<string, string> {
+    this.#headers ??= flattenHeaders(this.rawHeaders);
+    return this.#headers;
+  }
+
+  /**
+   * The body as UTF-8 text, at most `maxBytes` of it (decoded bytes, when it was encoded: the
+   * raw bytes have a cap of their own, twice as large). A no-body status reads as empty.
+   */
+  async text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+    const read = new CappedText(maxBytes);
+    const headers = this.headers();
+    if (NO_BODY.has(this.status) && announcesBody(headers)) {
+      this.body.cancel();
+      this.attempt.done();
+      return read.result();
+    }
+    const encodings = this.decode ? encodingsOf(headers['content-encoding']) : [];
+    try {
+      let chunks: AsyncIterable<Uint8Array>;
+      if (encodings.length > 0) {
+        const rawCap = maxBytes * 2 + 65_536;
+        let raw = 0;
+        chunks = (this.decode as Decode)(this.body, encodings, (bytes) => {
+          this.attempt.progress();
+          raw += bytes;
+          return raw > rawCap;
+        });
+      } else chunks = this.body.chunks();
+      for await (const chunk of chunks) {
+        if (encodings.length === 0) this.attempt.progress();
+        if (read.add(chunk)) {
+          this.body.cancel();
+          break;
+        }
+      }
+    } catch (error) {
+      // Whatever stopped the reading, the rest is never read and the connection not reused.
+      this.body.cancel();
+      if (error === RAW_CAP) {
+        this.attempt.done();
+        return read.result(true);
+      }
+      throw failureOf(this.attempt, this.wording, error, 'body');
+    }
+    this.attempt.done();
+    return read.result();
+  }
+}
+
+/** Thrown by a decoder whose raw input went past its cap: the body reads as truncated. */
+export const RAW_CAP = new Error('the raw body went past its cap');
+
+/** True when a head announces a body: a non-zero `content-length`, or `transfer-encoding`. */
+function announcesBody(headers: Record<string, string>): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length.trim() !== '0');
+}
+
+/** The codings of a `content-encoding` header, in the order they were applied, `identity` left out. */
+function encodingsOf(header: string | undefined): string[] {
+  if (header === undefined) return [];
+  return header
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+}
