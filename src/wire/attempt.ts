@@ -43,11 +43,17 @@ const TLS_REFUSED_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Codes of an answer that is not HTTP: llhttp's parse errors (`HPE_…`, in undici's and Node's
- * errors alike) and undici's own checks of the head. The server read the request and answered
- * something: it may have acted.
+ * Codes of an answer that is not HTTP: llhttp's parse errors (`HPE_…` in Node's errors; undici's
+ * `HTTPParserError` carries none, so it is known by its name) and undici's own checks of the
+ * head. The server read the request and answered something: it may have acted.
  */
-const BAD_ANSWER_CODES: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_INFO']);
+const BAD_ANSWER_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_HEADERS_OVERFLOW',
+  'UND_ERR_INFO',
+  // Before the head only: undici's refusal of a head whose framing contradicts itself.
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+]);
+const BAD_ANSWER_NAME = 'HTTPParserError';
 
 /**
  * A kept-alive connection that was open and then found closed (the server or a balancer
@@ -61,12 +67,16 @@ const DEAD_SOCKET_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_SOCKET',
 ]);
 
-/** The string `code`s along an error's cause chain (five deep at most: it may be a cycle). */
+/**
+ * The string `code`s along an error's cause chain (five deep at most: it may be a cycle), and
+ * an undici parse error's name as the code it lacks.
+ */
 function codes(error: unknown): string[] {
   const found: string[] = [];
   for (let e: unknown = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
+    const { code, name } = e as { code?: unknown; name?: unknown };
     if (typeof code === 'string') found.push(code);
+    else if (name === BAD_ANSWER_NAME) found.push(name);
     e = (e as { cause?: unknown }).cause;
   }
   return found;
@@ -77,7 +87,11 @@ export function sentOf(error: unknown): Sent {
   const chain = codes(error);
   if (chain.some((code) => NOT_CONNECTED_CODES.has(code))) return 'not_connected';
   if (chain.some((code) => TLS_REFUSED_CODES.has(code))) return 'refused_tls';
-  if (chain.some((code) => code.startsWith('HPE_') || BAD_ANSWER_CODES.has(code))) return 'bad_answer';
+  if (
+    chain.some((code) => code.startsWith('HPE_') || code === BAD_ANSWER_NAME || BAD_ANSWER_CODES.has(code))
+  ) {
+    return 'bad_answer';
+  }
   return 'maybe';
 }
 
@@ -273,10 +287,18 @@ export type Decode = (
  */
 const NO_BODY: ReadonlySet<number> = new Set([204, 205, 304]);
 
-/** The answer of an attempt, as the transport reads it, on every wire. */
+/**
+ * The answer of an attempt, as the transport reads it, on every wire. Built from the head the
+ * wire got; a head no answer may have is refused here, so that every wire refuses it alike.
+ */
 export class WireAnswer implements WireResponse {
   #headers: Record<string, string> | undefined = undefined;
 
+  /**
+   * @throws WireFailure (`bad_answer`) for a head with both `transfer-encoding` and
+   *   `content-length`: RFC 9112 has a client treat it as an error (a sign of response
+   *   splitting); `node:http` refuses it in its parser, undici and fetch take the chunks.
+   */
   constructor(
     readonly status: number,
     readonly rawHeaders: RawHeaders,
@@ -284,7 +306,17 @@ export class WireAnswer implements WireResponse {
     private readonly attempt: AttemptState,
     private readonly wording: Wording,
     private readonly decode: Decode | undefined,
-  ) {}
+  ) {
+    const headers = this.headers();
+    if (headers['transfer-encoding'] !== undefined && headers['content-length'] !== undefined) {
+      body.cancel();
+      throw new WireFailure(
+        'connection',
+        'Connection failed: the answer has both transfer-encoding and content-length',
+        'bad_answer',
+      );
+    }
+  }
 
   headers(): Record<string, string> {
     this.#headers ??= flattenHeaders(this.rawHeaders);

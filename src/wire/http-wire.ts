@@ -174,16 +174,20 @@ class HttpAttempt implements AttemptState {
     this.#clock.progress();
     const keepAlive = response.headers['keep-alive'];
     this.agents.touch(performance.now(), Array.isArray(keepAlive) ? keepAlive[0] : keepAlive);
-    this.resolve(
-      new WireAnswer(
-        response.statusCode as number,
-        response.headers,
-        this.#body(response),
-        this,
-        WORDING,
-        decodeNodeBody,
-      ),
-    );
+    try {
+      this.resolve(
+        new WireAnswer(
+          response.statusCode as number,
+          response.headers,
+          this.#body(response),
+          this,
+          WORDING,
+          decodeNodeBody,
+        ),
+      );
+    } catch (error) {
+      this.reject(failureOf(this, WORDING, error, 'head'));
+    }
   };
 
   readonly #onError = (error: Error): void => {

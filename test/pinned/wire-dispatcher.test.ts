@@ -12,7 +12,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import * as undici from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClaimsClient, } from '../../src/index.js';
+import { ClaimsClient } from '../../src/index.js';
 import { OwnDispatcher, ownDispatcher } from '../../src/wire/dispatcher.js';
 import { WireFailure } from '../../src/wire/failure.js';
 import { IDLE_LIMIT_MS } from '../../src/wire/idle-pool.js';

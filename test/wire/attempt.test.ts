@@ -76,6 +76,7 @@ describe('sentOf: how far a request got, from the codes down its cause chain', (
     ['HPE_HEADER_OVERFLOW', 'bad_answer'],
     ['UND_ERR_HEADERS_OVERFLOW', 'bad_answer'],
     ['UND_ERR_INFO', 'bad_answer'],
+    ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'bad_answer'],
     ['ECONNRESET', 'maybe'],
     ['UND_ERR_SOCKET', 'maybe'],
     ['EPIPE', 'maybe'],
@@ -83,6 +84,17 @@ describe('sentOf: how far a request got, from the codes down its cause chain', (
   ])('%s: %s', (code, sent) => {
     expect(sentOf(coded('x', code))).toBe(sent);
     expect(sentOf(new TypeError('fetch failed', { cause: coded('x', code) }))).toBe(sent);
+  });
+
+  it('undici’s parse error, which has no code: a bad answer, by its name', () => {
+    const parse = Object.assign(new Error('Response does not match the HTTP/1.1 protocol'), {
+      name: 'HTTPParserError',
+    });
+    expect(sentOf(parse)).toBe('bad_answer');
+    expect(sentOf(new TypeError('fetch failed', { cause: parse }))).toBe('bad_answer');
+    // A code wins over the name.
+    expect(sentOf(Object.assign(parse, { code: 'ECONNREFUSED' }))).toBe('not_connected');
+    expect(sentOf(Object.assign(new Error('x'), { name: 'OtherError' }))).toBe('maybe');
   });
 
   it('a connection that was never opened wins over anything else in the chain', () => {
@@ -335,6 +347,22 @@ describe('WireAnswer: the body of an answer', () => {
     expect(error).toMatchObject({ kind: 'cut', message: 'Connection failed: aborted (ECONNRESET)' });
     expect(body.cancelled).toBe(1);
     expect(state.doneCalls).toBe(1);
+  });
+
+  it('a head with both transfer-encoding and content-length is refused as a bad answer, its body never read', () => {
+    const body = source([bytes('{}')]);
+    let thrown: unknown;
+    try {
+      answer(200, { 'transfer-encoding': 'chunked', 'content-length': '2' }, body);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(WireFailure);
+    expect(thrown).toMatchObject({ kind: 'connection', sent: 'bad_answer' });
+    expect(body.cancelled).toBe(1);
+    for (const one of [{ 'transfer-encoding': 'chunked' }, { 'content-length': '2' }]) {
+      expect(() => answer(200, one, source([]))).not.toThrow();
+    }
   });
 
   it('headers() flattens once and gives the same object again', () => {
