@@ -51,10 +51,10 @@ export interface AnswerContext {
 }
 
 /**
- * The value of a 2xx answer. A body that is not JSON (a proxy's HTML login page), is larger
- * than `maxResponseBytes`, or breaks the schema is a `ClaimsResponseValidationError`: the
- * server acted, but the answer cannot be trusted. Nothing but JSON or an empty body counts
- * as success, whether or not a value is expected.
+ * The value of a 2xx answer, the token redacted from it wherever the server echoed it. A body
+ * that is not JSON (a proxy's HTML login page), is larger than `maxResponseBytes`, or breaks the
+ * schema is a `ClaimsResponseValidationError`: the server acted, but the answer cannot be
+ * trusted. Nothing but JSON or an empty body counts as success, whether or not a value is expected.
  */
 export async function readSuccess<T>(
   expect: SuccessExpectation<T>,
@@ -92,7 +92,17 @@ export async function readSuccess<T>(
       where,
     );
   }
+  // A server or proxy that echoes the token back must not hand it to the caller in the value.
+  if (mayHoldToken(text, context.token) && redactor.finds(text)) value = redactor.value(value);
   return judge(expect, value, where, redactor);
+}
+
+/**
+ * A cheap first look: the token in any spelling the redactor knows is the token itself, or
+ * holds a `%` (URL-encoded) or a `\` (JSON-escaped) somewhere; most answers hold none.
+ */
+function mayHoldToken(text: string, token: string): boolean {
+  return text.includes(token) || text.includes('%') || text.includes('\\');
 }
 
 async function judge<T>(
