@@ -1,7 +1,7 @@
 import { ClaimsError, requestIdOf } from './errors.js';
 import { redactorFor } from './internal/redact.js';
-import { flattenHeaders, type RawHeaders } from './wire/attempt.js';
-import type { WireResponse } from './wire/types.js';
+import { flattenHeaders } from './wire/attempt.js';
+import type { RawHeaders, WireResponse } from './wire/types.js';
 
 /** What `.withResponse()` resolves to: the call's value and the HTTP answer that gave it. */
 export interface WithResponse<T> {

@@ -21,7 +21,7 @@ import { redactorFor } from './internal/redact.js';
 import { collectIssues, type Schema, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, RequestLog } from './logger.js';
 import type { Outcome } from './outcome.js';
-import type { CallSpan, TraceCall } from './telemetry/call-span.js';
+import type { CallSpan, TraceCall } from './telemetry/types.js';
 import { WireFailure } from './wire/failure.js';
 import type { StreamedBody, Wire, WireResponse } from './wire/types.js';
 

@@ -99,11 +99,17 @@ export async function readSuccess<T>(
 
 /**
  * A cheap first look: the token in any spelling the redactor knows is the token itself, or
- * holds a `%` (URL-encoded) or a `\` (JSON-escaped) somewhere; most answers hold none.
+ * holds a `%` (URL-encoded) or a `\` (JSON-escaped) somewhere; most answers hold none. A
+ * token shorter than {@link MIN_ECHOED_TOKEN} is not looked for in a value: it would be found
+ * inside ordinary words and keys (`t` in `attachmentId`), and no issued bearer token is that short.
  */
 function mayHoldToken(text: string, token: string): boolean {
+  if (token.length < MIN_ECHOED_TOKEN) return false;
   return text.includes(token) || text.includes('%') || text.includes('\\');
 }
+
+/** The shortest token looked for in a 2xx answer's value. */
+const MIN_ECHOED_TOKEN = 8;
 
 async function judge<T>(
   expect: SuccessExpectation<T>,

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { COUNTRY_CODE, INCIDENT_CREATE_KEYS } from '../checks/incident-create.js';
+import { documentedKeys } from '../checks/near-typos.js';
 import { type AttachmentRefInput, AttachmentRefInputSchema } from './attachments.js';
 import { NonEmptyString, ReturnedStringId } from './common.js';
 import { IsoDate } from './iso-date.js';
@@ -67,7 +67,19 @@ export interface IncidentCreate {
   attachments?: readonly AttachmentRefInput[];
 }
 
-export { INCIDENT_CREATE_KEYS };
+/** The documented keys of {@link IncidentCreate}, in the schema's order. */
+export const INCIDENT_CREATE_KEYS: readonly string[] = documentedKeys<IncidentCreate>({
+  programmeCode: true,
+  policyCountry: true,
+  policyTypeCode: true,
+  incidentDate: true,
+  description: true,
+  extendedFields: true,
+  attachments: true,
+});
+
+/** `policyCountry`: two letters, any case. */
+export const COUNTRY_CODE = /^[A-Za-z]{2}$/;
 
 export const IncidentCreateSchema = z
   .looseObject({

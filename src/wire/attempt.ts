@@ -11,7 +11,7 @@
 import { errorMessage } from '../internal/error-message.js';
 import { CappedText } from './capped-text.js';
 import { type Sent, stopped, WireFailure } from './failure.js';
-import type { WireResponse, WireSignal } from './types.js';
+import type { RawHeaders, WireResponse, WireSignal } from './types.js';
 
 /**
  * Codes meaning the connection was never opened, so the server cannot have seen the request:
@@ -237,11 +237,6 @@ export class AttemptClock {
     this.stop('timeout');
   };
 }
-
-/** Raw answer headers: a record (undici, `node:http`) or a `Headers` (fetch). */
-export type RawHeaders =
-  | Readonly<Record<string, string | string[] | undefined>>
-  | { forEach(callback: (value: string, name: string) => void): void };
 
 /** The answer's headers, lower-case names (as every wire gives them), repeated values joined with `, `. */
 export function flattenHeaders(raw: RawHeaders): Record<string, string> {

@@ -1,5 +1,4 @@
-import type { ClosableWire } from '../platform/types.js';
-import type { Wire } from './types.js';
+import type { ClosableWire, Wire } from './types.js';
 
 /**
  * Which wire the client's own connections use. Not an option of the public API: the fault

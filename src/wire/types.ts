@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { RawHeaders } from './attempt.js';
 import type { WireFailure } from './failure.js';
 
 /**
@@ -53,6 +52,11 @@ export interface WireSignal {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
+/** Raw answer headers: a record (undici, `node:http`) or a `Headers` (fetch). */
+export type RawHeaders =
+  | Readonly<Record<string, string | string[] | undefined>>
+  | { forEach(callback: (value: string, name: string) => void): void };
+
 /** The answer's head; the body is read by one of the methods, exactly once. */
 export interface WireResponse {
   status: number;
@@ -73,3 +77,9 @@ export interface WireResponse {
  * underlying error as `cause`); the transport builds the call's error from it.
  */
 export type Wire = (request: WireRequest) => Promise<WireResponse>;
+
+/** A wire and how to end what it holds open (`client.close()`). */
+export interface ClosableWire {
+  readonly wire: Wire;
+  close(): Promise<void>;
+}

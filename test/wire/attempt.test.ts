@@ -12,13 +12,13 @@ import {
   type Decode,
   failureOf,
   flattenHeaders,
-  type RawHeaders,
   sentOf,
   WireAnswer,
   type Wording,
 } from '../../src/wire/attempt.js';
 import { WireFailure } from '../../src/wire/failure.js';
 import { decodeNodeBody } from '../../src/wire/node-decode.js';
+import type { RawHeaders } from '../../src/wire/types.js';
 import { CountingSignal } from '../helpers/wire-kit.js';
 
 const coded = (message: string, code: unknown, extra: object = {}) =>
