@@ -227,25 +227,9 @@ class HttpAttempt implements AttemptState {
   }
 }
 
-interface OriginParts {
-  origin: string;
-  protocol: string;
-  hostname: string;
-  port: string;
-}
-
-// A client sends to one origin: it is parsed once, not on every call.
-let lastOrigin: OriginParts | undefined;
-
 /** `node:http`'s pieces of an origin (`https://[::1]:8443` → `https:`, `::1`, `8443`). */
-function originParts(origin: string): Omit<OriginParts, 'origin'> {
-  // Stryker disable next-line ConditionalExpression: a cache; parsing the same origin again gives the same parts
-  if (lastOrigin?.origin !== origin) {
-    const url = new URL(origin);
-    // Stryker disable next-line Regex: a URL's hostname holds '[' only first and ']' only last (an IPv6 literal), so either anchor alone strips the same
-    const hostname = url.hostname.replace(/^\[|\]$/g, '');
-    lastOrigin = { origin, protocol: url.protocol, hostname, port: url.port };
-  }
-  const { protocol, hostname, port } = lastOrigin;
-  return { protocol, hostname, port };
+function originParts(origin: string): { protocol: string; hostname: string; port: string } {
+  const { protocol, hostname, port } = new URL(origin);
+  // An IPv6 literal comes bracketed; node:http wants the bare address.
+  return { protocol, hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname, port };
 }
