@@ -1,16 +1,22 @@
-import {
-  COUNTRY_CODE,
-  type ExtendedFieldValue,
-  INCIDENT_CREATE_KEYS,
-  type IncidentCreate,
-} from '../schemas/incidents.js';
+import type { ExtendedFieldValue, IncidentCreate } from '../schemas/incident-types.js';
 import { parseAttachmentRef } from './attachment-ref.js';
 import { isoDateProblem } from './iso-date.js';
-import { nearTypoOf } from './near-typos.js';
+import { documentedKeys, nearTypoOf } from './near-typos.js';
 import { copyUndeclaredKeys, isNonEmptyString, isObject } from './objects.js';
 
-// The schema's own: the hand-written check mirrors it (and the checks sit above the schemas).
-export { INCIDENT_CREATE_KEYS };
+/** The documented keys of {@link IncidentCreate}, in the schema's order. */
+export const INCIDENT_CREATE_KEYS = documentedKeys<IncidentCreate>({
+  programmeCode: true,
+  policyCountry: true,
+  policyTypeCode: true,
+  incidentDate: true,
+  description: true,
+  extendedFields: true,
+  attachments: true,
+});
+
+/** `policyCountry`: two letters, any case. */
+export const COUNTRY_CODE = /^[A-Za-z]{2}$/;
 
 const DECLARED = new Set(INCIDENT_CREATE_KEYS);
 const EXTENDED_FIELD_DECLARED = new Set(['identifier', 'value']);
