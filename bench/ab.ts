@@ -2,7 +2,8 @@
  * A/B: this checkout (B) against another commit (A, `main` by default), interleaved in one run,
  * on the three things a change to the core must not slow: the first call of a fresh process,
  * steady throughput (concurrency 1 and 32, with the client CPU per call), and a streamed
- * upload (time and the client's peak RSS growth). Each sample is a child process on CPU 0
+ * upload (time and the client's peak RSS growth); plus the SDK's own CPU per call with no
+ * network at all (a fetch answering at once; undici's MockAgent), steadier on a busy machine. Each sample is a child process on CPU 0
  * (the servers on CPU 1, when `taskset` exists) loading `dist/` of its side; rounds alternate
  * A B / B A, so load from elsewhere on the machine hits both alike. Reported: the medians of
  * each side and the median of the per-round ratios, written so that >= 1 means B is no worse
@@ -88,6 +89,31 @@ const one = await slice(1, ms);
 const many = await slice(32, ms);
 process.stdout.write(JSON.stringify({ rps1: one.rps, rps32: many.rps, cpu1: one.cpuUs, cpu32: many.cpuUs }));
 process.exit(0);`,
+  // The SDK's own CPU per call, with no network and no server: a fetch answering at once, and
+  // undici's MockAgent (the undici wire's path). Steadier than throughput on a busy machine.
+  'cpu-fetch.mjs': `const { ClaimsClient } = await import(process.env.CLAIMS_AB_DIST);
+const body = JSON.stringify({ incidentId: 'INC-000123', status: 'Open' });
+const headers = { 'content-type': 'application/json', 'x-request-id': 'r1', 'content-length': String(body.length) };
+const client = new ClaimsClient({ baseUrl: 'http://127.0.0.1:9', accessToken: 'tok_bench_0123456789abcdef', fetch: async () => new Response(body, { status: 201, headers }) });
+const incident = ${JSON.stringify(INCIDENT)};
+for (let i = 0; i < 5000; i++) await client.incidents.create(incident);
+const cpu = process.cpuUsage();
+for (let i = 0; i < 20000; i++) await client.incidents.create(incident);
+const used = process.cpuUsage(cpu);
+process.stdout.write(JSON.stringify({ cpuFetchUs: (used.user + used.system) / 20000 }));`,
+  'cpu-undici.mjs': `import { MockAgent } from 'undici';
+const { ClaimsClient } = await import(process.env.CLAIMS_AB_DIST);
+const agent = new MockAgent({ connections: 1 });
+agent.disableNetConnect();
+agent.get('http://127.0.0.1:9').intercept({ path: '/incidents', method: 'POST' })
+  .reply(201, JSON.stringify({ incidentId: 'INC-000123', status: 'Open' }), { headers: { 'content-type': 'application/json' } }).persist();
+const client = new ClaimsClient({ baseUrl: 'http://127.0.0.1:9', accessToken: 'tok_bench_0123456789abcdef', dispatcher: agent });
+const incident = ${JSON.stringify(INCIDENT)};
+for (let i = 0; i < 5000; i++) await client.incidents.create(incident);
+const cpu = process.cpuUsage();
+for (let i = 0; i < 20000; i++) await client.incidents.create(incident);
+const used = process.cpuUsage(cpu);
+process.stdout.write(JSON.stringify({ cpuUndiciUs: (used.user + used.system) / 20000 }));`,
   'upload.mjs': `const { ClaimsClient } = await import(process.env.CLAIMS_AB_DIST);
 const client = new ClaimsClient({ baseUrl: process.env.CLAIMS_AB_URL, accessToken: 'tok_bench_0123456789abcdef' });
 const base = process.memoryUsage().rss;
@@ -176,6 +202,8 @@ async function main(): Promise<void> {
           firstMs: median(firsts),
           ...(await runChild('throughput.mjs', env)),
           ...(await runChild('upload.mjs', env)),
+          ...(await runChild('cpu-fetch.mjs', env)),
+          ...(await runChild('cpu-undici.mjs', env)),
         };
         add(side, values);
         round_[side] = values;
@@ -188,6 +216,14 @@ async function main(): Promise<void> {
       ratio('throughput c=32 (B/A)', (B.rps32 as number) / (A.rps32 as number));
       ratio('CPU per call c=1 (A/B)', (A.cpu1 as number) / (B.cpu1 as number));
       ratio('CPU per call c=32 (A/B)', (A.cpu32 as number) / (B.cpu32 as number));
+      ratio(
+        'SDK CPU per call, fetch answering at once (A/B)',
+        (A.cpuFetchUs as number) / (B.cpuFetchUs as number),
+      );
+      ratio(
+        'SDK CPU per call, undici MockAgent (A/B)',
+        (A.cpuUndiciUs as number) / (B.cpuUndiciUs as number),
+      );
       ratio('upload time (A/B)', (A.uploadMs as number) / (B.uploadMs as number));
       ratio('upload peak RSS growth (A/B)', (A.peakRssGrowthMiB as number) / (B.peakRssGrowthMiB as number));
       process.stdout.write(`ab: round ${r + 1}/${ROUNDS} done\n`);

@@ -62,8 +62,13 @@ export class ResponseSink {
   }
 }
 
-/** Each call's sink, out of the promise's own properties: printing a promise shows no answer and no token. */
-const sinks = new WeakMap<Promise<unknown>, ResponseSink>();
+/**
+ * Where a promise keeps its sink. Printing the promise shows the sink, never what it holds:
+ * its fields are private (a `WeakMap` beside the promise would cost every call more).
+ */
+const SINK = Symbol('claims-notification-sdk.response');
+
+type Sinked<T> = ClaimsPromise<T> & { [SINK]: ResponseSink };
 
 /**
  * @internal Runs a call with a sink for its answer. The promise is the call's own, with
@@ -72,13 +77,13 @@ const sinks = new WeakMap<Promise<unknown>, ResponseSink>();
  */
 export function claimsPromise<T>(run: (sink: ResponseSink) => Promise<T>): ClaimsPromise<T> {
   const sink = new ResponseSink();
-  const promise = run(sink) as ClaimsPromise<T>;
-  sinks.set(promise, sink);
+  const promise = run(sink) as Sinked<T>;
+  promise[SINK] = sink;
   promise.withResponse = withResponse;
   return promise;
 }
 
-async function withResponse<T>(this: ClaimsPromise<T>): Promise<WithResponse<T>> {
+async function withResponse<T>(this: Sinked<T>): Promise<WithResponse<T>> {
   const data = await this;
-  return { data, ...(sinks.get(this) as ResponseSink).describe() };
+  return { data, ...this[SINK].describe() };
 }

@@ -210,23 +210,14 @@ export class Transport {
       if (body !== undefined) headers['content-type'] = 'application/json';
     }
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
-    const limits = { ...CLIENT_LIMITS, maxRetries: options.maxRetries ?? config.maxRetries };
     // The call's own signal: the caller's abort, the deadline and stalls all end the call
     // through it, on every attempt and every wait, with one listener on the caller's signal.
     const signal = new CallSignal(options.deadlineMs ?? config.deadlineMs, options.signal);
 
     const log = this.#log;
     const wire = span ? span.wire(config.wire) : config.wire;
-    let state: CallState = {
-      method,
-      retries: 0,
-      // A one-shot stream body cannot be sent a second time.
-      replayable: spec.stream?.replayable !== false,
-      freshResendUsed: false,
-      newTokenUsed: false,
-      tokenProvider: typeof config.accessToken === 'function',
-      earlierMayHaveActed: false,
-    };
+    // Where the call stands for the policy; made by the first attempt that fails (most never do).
+    let state: CallState | undefined;
     let freshConnection = false;
     // What the attempt under way may have done, for an error of a call stopped meanwhile.
     let phase: Outcome = 'not_sent';
@@ -242,7 +233,7 @@ export class Transport {
         token =
           typeof source === 'string'
             ? source
-            : await this.#token(state.newTokenUsed, signal, timeoutMs, state);
+            : await this.#token(state?.newTokenUsed === true, signal, timeoutMs, state);
         if (!shared) headers.authorization = `Bearer ${token}`;
         let wireBody: string | StreamedBody | undefined = body;
         if (spec.stream) {
@@ -268,7 +259,6 @@ export class Transport {
         // Logging off costs one boolean read per point: no object or string is built.
         if (log.debugOn) logAttemptStart(log, { method, url, attempt: attempts, headers }, wireBody, token);
         const started = log.debugOn ? performance.now() : 0;
-        const call = { method, url, attempts };
 
         let response: WireResponse | undefined;
         let attempt: Attempt;
@@ -333,7 +323,21 @@ export class Transport {
           attempt = { kind: 'answer', status, retryAfterMs: parseRetryAfter(answer.headers) };
         }
 
-        const step = nextStep(attempt, state, limits);
+        state ??= {
+          method,
+          retries: 0,
+          // A one-shot stream body cannot be sent a second time.
+          replayable: spec.stream?.replayable !== false,
+          freshResendUsed: false,
+          newTokenUsed: false,
+          tokenProvider: typeof config.accessToken === 'function',
+          earlierMayHaveActed: false,
+        };
+        const step = nextStep(attempt, state, {
+          ...CLIENT_LIMITS,
+          maxRetries: options.maxRetries ?? config.maxRetries,
+        });
+        const call = { method, url, attempts };
         if (step.next === 'fail') {
           if (step.refusedWaitMs !== undefined && log.warnOn) {
             log.warn(
@@ -373,7 +377,7 @@ export class Transport {
       }
     } catch (error) {
       if (!signal.aborted) throw error;
-      throw stoppedError(signal, timeoutMs, callOutcome(phase, state.earlierMayHaveActed), {
+      throw stoppedError(signal, timeoutMs, callOutcome(phase, state?.earlierMayHaveActed === true), {
         method,
         url,
         attempts,
@@ -412,9 +416,14 @@ export class Transport {
    * gives way to the caller's abort, to `timeoutMs` (nothing else is in flight meanwhile to
    * make progress) and to the deadline.
    */
-  async #token(refresh: boolean, signal: CallSignal, timeoutMs: number, state: CallState): Promise<string> {
+  async #token(
+    refresh: boolean,
+    signal: CallSignal,
+    timeoutMs: number,
+    state: CallState | undefined,
+  ): Promise<string> {
     const source = this.#config.accessToken as AccessTokenProvider;
-    const outcome = callOutcome('not_sent', state.earlierMayHaveActed);
+    const outcome = callOutcome('not_sent', state?.earlierMayHaveActed === true);
     let token: unknown;
     signal.watchIdle('the accessToken provider', timeoutMs);
     try {

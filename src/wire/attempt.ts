@@ -302,8 +302,11 @@ export class WireAnswer implements WireResponse {
     private readonly wording: Wording,
     private readonly decode: Decode | undefined,
   ) {
-    const headers = this.headers();
-    if (headers['transfer-encoding'] !== undefined && headers['content-length'] !== undefined) {
+    // Read from the raw headers: flattening them all costs a copy per call, asked for rarely.
+    if (
+      headerOf(rawHeaders, 'transfer-encoding') !== undefined &&
+      headerOf(rawHeaders, 'content-length') !== undefined
+    ) {
       body.cancel();
       throw new WireFailure(
         'connection',
@@ -324,22 +327,22 @@ export class WireAnswer implements WireResponse {
    */
   async text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
     const read = new CappedText(maxBytes);
-    const headers = this.headers();
-    if (NO_BODY.has(this.status) && announcesBody(headers)) {
+    const raw = this.rawHeaders;
+    if (NO_BODY.has(this.status) && announcesBody(raw)) {
       this.body.cancel();
       this.attempt.done();
       return read.result();
     }
-    const encodings = this.decode ? encodingsOf(headers['content-encoding']) : [];
+    const encodings = this.decode ? encodingsOf(headerOf(raw, 'content-encoding')) : NONE;
     try {
       let chunks: AsyncIterable<Uint8Array>;
       if (encodings.length > 0) {
         const rawCap = maxBytes * 2 + 65_536;
-        let raw = 0;
+        let rawBytes = 0;
         chunks = (this.decode as Decode)(this.body, encodings, (bytes) => {
           this.attempt.progress();
-          raw += bytes;
-          return raw > rawCap;
+          rawBytes += bytes;
+          return rawBytes > rawCap;
         });
       } else chunks = this.body.chunks();
       for await (const chunk of chunks) {
@@ -367,14 +370,23 @@ export class WireAnswer implements WireResponse {
 export const RAW_CAP = new Error('the raw body went past its cap');
 
 /** True when a head announces a body: a non-zero `content-length`, or `transfer-encoding`. */
-function announcesBody(headers: Record<string, string>): boolean {
-  const length = headers['content-length'];
-  return headers['transfer-encoding'] !== undefined || (length !== undefined && length.trim() !== '0');
+function announcesBody(raw: RawHeaders): boolean {
+  const length = headerOf(raw, 'content-length');
+  return headerOf(raw, 'transfer-encoding') !== undefined || (length !== undefined && length.trim() !== '0');
 }
 
+/** One header of the raw ones (a lower-case name), repeated values joined as flattening does. */
+function headerOf(raw: RawHeaders, name: string): string | undefined {
+  if (typeof raw.forEach === 'function') return (raw as Headers).get(name) ?? undefined;
+  const value = (raw as Readonly<Record<string, string | string[] | undefined>>)[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+const NONE: readonly string[] = [];
+
 /** The codings of a `content-encoding` header, in the order they were applied, `identity` left out. */
-function encodingsOf(header: string | undefined): string[] {
-  if (header === undefined) return [];
+function encodingsOf(header: string | undefined): readonly string[] {
+  if (header === undefined) return NONE;
   return header
     .split(',')
     .map((coding) => coding.trim().toLowerCase())

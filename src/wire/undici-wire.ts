@@ -63,14 +63,8 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
       const res = await (watch ? watch.dispatch(() => target.request(options)) : target.request(options));
       const keepAlive = res.headers['keep-alive'];
       own?.touch(performance.now(), Array.isArray(keepAlive) ? keepAlive[0] : keepAlive);
-      return new WireAnswer(
-        res.statusCode,
-        res.headers,
-        undiciBody(res.body),
-        attempt,
-        WORDING,
-        decodeNodeBody,
-      );
+      attempt.body = res.body;
+      return new WireAnswer(res.statusCode, res.headers, attempt, attempt, WORDING, decodeNodeBody);
     } catch (error) {
       const failure = failureOf(attempt, WORDING, error, 'head');
       // Its other connections, as old, are likely dead too: the repeat gets a fresh dispatcher.
@@ -81,10 +75,14 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
   };
 }
 
-/** An attempt on undici: its timers are undici's own, its proof of an unwritten request the watch's. */
-class UndiciAttempt implements AttemptState {
+/**
+ * An attempt on undici, and its answer's body once it came (one object per call): its timers
+ * are undici's own, its proof of an unwritten request the watch's.
+ */
+class UndiciAttempt implements AttemptState, BodySource {
   readonly signal: WireRequest['signal'];
   readonly timeoutMs: number;
+  body: Readable | undefined = undefined;
 
   constructor(
     req: WireRequest,
@@ -107,11 +105,12 @@ class UndiciAttempt implements AttemptState {
   neverWritten(): boolean {
     return this.watch?.neverWritten === true;
   }
-}
 
-function undiciBody(body: Readable): BodySource {
-  return {
-    chunks: () => body,
-    cancel: () => body.destroy(),
-  };
+  chunks(): Readable {
+    return this.body as Readable;
+  }
+
+  cancel(): void {
+    (this.body as Readable).destroy();
+  }
 }

@@ -343,6 +343,9 @@ describe.each(ALL)('$name wire: hostile answers', ({ make }) => {
           const note = '(the request may have been processed)';
           expect(error.message.includes(note)).toBe(expected.outcome === 'unknown');
           expect(error.message.split(note).length).toBeLessThanOrEqual(2);
+          // Built once: the stack begins with the class and the final message, said once.
+          expect(error.stack?.startsWith(`${error.name}: ${error.message}\n`)).toBe(true);
+          expect(error.stack?.split(note).length).toBeLessThanOrEqual(2);
         }
         // A PATCH or a POST is sent once, whatever came back.
         expect(fault.hits.filter((hit) => hit.method === METHOD[call])).toHaveLength(hits);
