@@ -23,7 +23,7 @@ export default {
     'src/checks/*.ts',
   ],
   coverageAnalysis: 'perTest',
-  // Only the mutated sources get `// @ts-nocheck`: examples are compared word for word with the README.
+  // Only the mutated sources get `// @ts-nocheck`: examples are compared word for word with the docs.
   disableTypeChecks: 'src/**/*.ts',
   incremental: true,
   incrementalFile: 'reports/stryker-incremental.json',

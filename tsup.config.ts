@@ -3,7 +3,12 @@ import { defineConfig } from 'tsup';
 const shared = {
   target: 'node20',
   platform: 'node',
-  sourcemap: true,
+  // No source maps in the package. The output is not minified (names and code read as written),
+  // so maps would only turn positions into src/ files users do not have; and under
+  // --enable-source-maps (common on Lambda) Node parses every map a process loads. Measured with
+  // npm pack --dry-run: maps with sources 1.21 MB packed / 4.82 MB unpacked, maps without
+  // sources 583 KB / 2.65 MB, none 380 KB / 1.48 MB.
+  sourcemap: false,
   treeshake: true,
   // Also for CJS: the schemas (and zod) stay in a chunk loaded on first use.
   splitting: true,

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Browser tests have their own run (`npm run test:browser`, vitest.browser.config.ts).
+    exclude: [...configDefaults.exclude, 'test/browser/**'],
     // The type tests: compiled by tsc, an unused `@ts-expect-error` or a wrong type fails them.
     typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
     testTimeout: 15_000,

@@ -4,15 +4,9 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from 'claims-notification-sdk/testing';
+import { DEMO_EXAMPLES } from './demo-examples.js';
 import { linePrefixer } from './line-prefixer.js';
 
-const EXAMPLES = [
-  '01-notify-incident.ts',
-  '02-event-url-attachment.ts',
-  '03-webhook-subscription.ts',
-  '04-serverless-handler.ts',
-  '05-oauth-client-credentials.ts',
-];
 const PER_EXAMPLE_TIMEOUT_MS = 20_000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -74,7 +68,7 @@ const env = {
 };
 const outcomes: Outcome[] = [];
 try {
-  for (const example of EXAMPLES) {
+  for (const example of DEMO_EXAMPLES) {
     console.log(`▶ ${example}`);
     outcomes.push(await run(example, env));
     console.log();

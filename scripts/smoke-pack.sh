@@ -5,10 +5,16 @@
 # `createSandbox()`, and `claimsHandlers()` with msw, once msw is installed), and TypeScript
 # type checks with moduleResolution `nodenext`, `node16` (ESM and CJS files), `bundler` and
 # `node10`, the `./testing` types checked before msw is installed (they must not need it).
+# With `@opentelemetry/api` installed beside it, a call makes its span and sends `traceparent`.
 # Run after `npm run build` (builds if needed).
 #
 #   npm run smoke            # or: bash scripts/smoke-pack.sh
 #   KEEP_SMOKE_DIR=1 npm run smoke   # keep the temp project to poke at
+#
+# SMOKE_DEPS="undici@7.30.2 zod@4.0.0 ..." and SMOKE_MSW="msw@2.0.0" install those versions
+# (from the registry) instead of the lockfile's, and check that the package uses them:
+# scripts/dependency-ends.mjs runs the smoke at both ends of every dependency's range.
+# SMOKE_TYPE_SETUPS="nodenext" type-checks in fewer moduleResolution setups.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -33,9 +39,22 @@ JSON
 
 # The app's own dev dependency for the type checks, pinned to what the repo uses.
 TYPES_NODE="@types/node@$(node -p "require('$ROOT/node_modules/@types/node/package.json').version")"
+# The optional OpenTelemetry peer, as the repo uses it (unless SMOKE_DEPS names one).
+OTEL="@opentelemetry/api@$(node -p "require('$ROOT/node_modules/@opentelemetry/api/package.json').version")"
 
-step "installing the tarball offline (dependencies from the npm cache)"
-if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "$TARBALL" "$TYPES_NODE" >"$WORK/install.log" 2>&1); then
+if [ -n "${SMOKE_DEPS:-}" ]; then
+  step "installing the tarball with $SMOKE_DEPS (from the registry)"
+  # shellcheck disable=SC2086 # one argument per spec
+  (cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "$TYPES_NODE" $SMOKE_DEPS)
+  for spec in $SMOKE_DEPS; do
+    name="${spec%@*}" want="${spec##*@}"
+    got="$(node -p "require('$APP/node_modules/$name/package.json').version")"
+    [ "$got" = "$want" ] || { echo "smoke: $name $got installed, $want asked for" >&2; exit 1; }
+    [ ! -e "$APP/node_modules/claims-notification-sdk/node_modules/$name" ] ||
+      { echo "smoke: the package has its own copy of $name: $want is not the one it uses" >&2; exit 1; }
+  done
+  step "using exactly $SMOKE_DEPS"
+elif ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "$TARBALL" "$TYPES_NODE" "$OTEL" >"$WORK/install.log" 2>&1); then
   # A cache without these versions (a fresh machine that never ran `npm ci` with this lockfile):
   # lay the package out by hand, its dependencies linked from the repo's node_modules.
   step "offline install failed (see below); linking dependencies from the repo instead"
@@ -47,6 +66,8 @@ if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "
     [ -e "$ROOT/node_modules/$dep" ] && ln -s "$ROOT/node_modules/$dep" "$APP/node_modules/$dep"
   done
   ln -s "$ROOT/node_modules/@types/node" "$APP/node_modules/@types/node"
+  mkdir -p "$APP/node_modules/@opentelemetry"
+  ln -s "$ROOT/node_modules/@opentelemetry/api" "$APP/node_modules/@opentelemetry/api"
   ln -s ../claims-notification-sdk/dist/bin/claims-sandbox.js "$APP/node_modules/.bin/claims-sandbox"
   ln -s ../claims-notification-sdk/dist/bin/claims.js "$APP/node_modules/.bin/claims"
 fi
@@ -56,6 +77,10 @@ step "checking the installed files"
 for forbidden in src test bench scripts examples coverage .ci; do
   [ ! -e "$INSTALLED/$forbidden" ] || { echo "smoke: '$forbidden' must not be published" >&2; exit 1; }
 done
+# No source maps (tsup.config.ts says why): none shipped, none referenced.
+if find "$INSTALLED/dist" -name '*.map' | grep -q . || grep -rlq 'sourceMappingURL=' "$INSTALLED/dist"; then
+  echo "smoke: the package ships or references source maps" >&2; exit 1
+fi
 for bin in claims-sandbox claims; do
   [ -x "$INSTALLED/dist/bin/$bin.js" ] || { echo "smoke: the $bin bin is not executable" >&2; exit 1; }
   head -n 1 "$INSTALLED/dist/bin/$bin.js" | grep -q '^#!/usr/bin/env node' ||
@@ -179,6 +204,76 @@ const auth = require('claims-notification-sdk/auth');
 require('./auth-scenario.cjs')(sdk, auth, 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
 JS
 
+# OpenTelemetry (@opentelemetry/api is installed with the tarball): a minimal tracer provider and propagator
+# of the application's, registered through the API as an SDK would; one call makes one CLIENT
+# span named after its route and sends the span's traceparent.
+cat >"$APP/otel-scenario.cjs" <<'JS'
+module.exports = async function otelScenario(sdk, how) {
+  const api = require('@opentelemetry/api');
+  // Its exports do not list package.json: read the file the require above resolved to.
+  const path = require('node:path');
+  const dir = path.dirname(require.resolve('@opentelemetry/api')).replace(/(node_modules[\\/]@opentelemetry[\\/]api)[\\/].*$/, '$1');
+  const version = JSON.parse(require('node:fs').readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+  const spans = [];
+  const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+  const tracer = {
+    startSpan(name, options) {
+      const span = {
+        name, kind: options && options.kind, attributes: { ...(options && options.attributes) }, ended: false,
+        spanContext: () => spanContext, isRecording: () => true,
+        setAttribute(k, v) { span.attributes[k] = v; return span; },
+        setAttributes(a) { Object.assign(span.attributes, a); return span; },
+        addEvent() { return span; }, setStatus(s) { span.status = s; return span; },
+        updateName() { return span; }, recordException() {}, end() { span.ended = true; spans.push(span); },
+      };
+      return span;
+    },
+  };
+  tracer.startActiveSpan = (name, ...rest) => rest[rest.length - 1](tracer.startSpan(name, {}));
+  api.trace.setGlobalTracerProvider({ getTracer: () => tracer });
+  api.propagation.setGlobalPropagator({
+    inject(context, carrier, setter) {
+      const span = api.trace.getSpan(context);
+      if (span) setter.set(carrier, 'traceparent', `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+    },
+    extract: (context) => context,
+    fields: () => ['traceparent'],
+  });
+  const http = require('node:http');
+  let traceparent;
+  const server = http.createServer((req, res) => {
+    traceparent = req.headers.traceparent;
+    res.writeHead(201, { 'content-type': 'application/json' });
+    res.end('{"incidentId":"INC-OTEL"}');
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const client = new sdk.ClaimsClient({ baseUrl: `http://127.0.0.1:${server.address().port}`, accessToken: 'otel-token' });
+    await client.incidents.create({
+      programmeCode: 'PRG', policyCountry: 'GB', policyTypeCode: 'T1', incidentDate: '2026-01-31', description: 'otel',
+    });
+    const span = spans.find((s) => s.name === 'POST /incidents');
+    if (!span || span.kind !== api.SpanKind.CLIENT || span.attributes['http.response.status_code'] !== 201)
+      throw new Error(`${how}: no CLIENT span for POST /incidents with @opentelemetry/api ${version}: ${JSON.stringify(spans)}`);
+    if (traceparent !== '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01')
+      throw new Error(`${how}: traceparent not sent with @opentelemetry/api ${version}: ${traceparent}`);
+    if (JSON.stringify(spans).includes('otel-token')) throw new Error(`${how}: the token is in a span`);
+    console.log(`smoke: ${how} OpenTelemetry span and traceparent ok (@opentelemetry/api ${version})`);
+  } finally {
+    server.close();
+    api.trace.disable();
+    api.propagation.disable();
+  }
+};
+JS
+cat >>"$APP/esm.mjs" <<'JS'
+await require('./otel-scenario.cjs')(sdk, 'ESM import');
+JS
+# Its own process from CommonJS: cjs.cjs runs its scenarios at once, which a global provider would trace.
+cat >"$APP/otel.cjs" <<'JS'
+require('./otel-scenario.cjs')(require('claims-notification-sdk'), 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
+JS
+
 # The testing entry, shared by ESM and CJS: a sandbox over HTTP, and the msw handlers (which
 # must load msw when it is installed, and say how to install it when it is not).
 cat >"$APP/testing-scenario.cjs" <<'JS'
@@ -238,7 +333,7 @@ require('./testing-scenario.cjs')(sdk, testing, 'CommonJS require', process.argv
 JS
 
 step "running ESM and CommonJS (msw not installed)"
-(cd "$APP" && node esm.mjs && node cjs.cjs && node testing-esm.mjs && node testing-cjs.cjs)
+(cd "$APP" && node esm.mjs && node cjs.cjs && node otel.cjs && node testing-esm.mjs && node testing-cjs.cjs)
 
 # Types: what an editor and tsc see, in the three setups users have.
 cat >"$APP/types-esm.mts" <<'TS'
@@ -321,17 +416,24 @@ cat >"$APP/tsconfig.node10.json" <<JSON
 { "compilerOptions": { $COMMON, "module": "commonjs", "moduleResolution": "node10", "esModuleInterop": true },
   "files": ["types-node10.ts"] }
 JSON
-for setup in nodenext node16 bundler node10; do
+for setup in ${SMOKE_TYPE_SETUPS:-nodenext node16 bundler node10}; do
   step "tsc --noEmit, moduleResolution $setup (msw not installed)"
   (cd "$APP" && node "$TSC" -p "tsconfig.$setup.json")
 done
 
+if [ -n "${SMOKE_MSW:-}" ]; then
+  step "installing $SMOKE_MSW (from the registry)"
+  (cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$SMOKE_MSW")
+  got="$(node -p "require('$APP/node_modules/msw/package.json').version")"
+  [ "$got" = "${SMOKE_MSW##*@}" ] || { echo "smoke: msw $got installed, $SMOKE_MSW asked for" >&2; exit 1; }
+else
 MSW="msw@$(node -p "require('$ROOT/node_modules/msw/package.json').version")"
 step "installing $MSW offline"
 if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "$MSW" >"$WORK/install-msw.log" 2>&1); then
   step "offline install of msw failed (see below); linking it from the repo instead"
   tail -n 5 "$WORK/install-msw.log" || true
   [ -e "$APP/node_modules/msw" ] || ln -s "$ROOT/node_modules/msw" "$APP/node_modules/msw"
+fi
 fi
 step "running the testing entry from ESM and CommonJS with msw"
 (cd "$APP" && node testing-esm.mjs msw && node testing-cjs.cjs msw)

@@ -46,15 +46,14 @@ export interface ClaimsClientOptions {
    */
   deadlineMs?: number;
   /**
-   * How many times a failed attempt may be repeated; see README "Retries" for which failures.
+   * How many times a failed attempt may be repeated; see docs/calls-and-errors.md, "Retries" for which failures.
    * @default 2
    */
   maxRetries?: number;
   /**
    * A fetch-compatible function to send requests with (msw in tests, edge runtimes).
    * By default requests go through undici on the client's own dispatcher (see `dispatcher`),
-   * a fresh process's first JSON calls through `node:http` while undici loads (README
-   * "Connections"); on the edge build (workerd, Deno, Bun, browsers), through the runtime's `globalThis.fetch`.
+   * a fresh process's first JSON calls through `node:http` while undici loads (docs/connections.md); on the edge build (workerd, Deno, Bun, browsers), through the runtime's `globalThis.fetch`.
    */
   fetch?: FetchLike;
   /**
@@ -116,7 +115,7 @@ const DEFAULT_METADATA_TTL_MS = 10 * 60_000;
 /**
  * The client on every runtime: options, their checks and the wiring of the sub-clients.
  * `ClaimsClient` (one per entry: `platform/node.ts`, `platform/web.ts`) gives it the
- * runtime's {@link Platform}, so this file imports no wire and no Node module.
+ * runtime's `Platform`, so this file imports no wire and no Node module.
  */
 export class ClaimsClientBase {
   /** Incidents (claims): `create`. */

@@ -35,7 +35,7 @@ export class ClaimsError extends Error {
   /**
    * What the server may have done with the call: `'not_sent'` (safe to send again),
    * `'rejected'` (a 4xx: it refused), `'unknown'` (it **may have acted**: a claim may exist),
-   * `'processed'` (a 2xx whose answer is unusable). See README "Errors".
+   * `'processed'` (a 2xx whose answer is unusable). See docs/calls-and-errors.md, "Errors".
    */
   get outcome(): Outcome {
     // Set by the constructor, for good.

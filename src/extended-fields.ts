@@ -54,7 +54,7 @@ const Codes = ExtendedFieldProblemCodes;
  * `client.metadata.incidentFields`) and returns every problem, in the order of the values,
  * then the required fields that are absent. `[]` means valid. Pure: it sends nothing.
  *
- * Rules (see README "Extended fields"): identifiers and `listSource` entries match exactly
+ * Rules (see docs/extended-fields.md): identifiers and `listSource` entries match exactly
  * (case-sensitive); every value is checked against a non-null `listSource` and `maxLength`,
  * an empty one too (the spec makes no exception: leave an optional field without a value
  * out); `maxLength` counts UTF-16 code units, as JavaScript's `length` does (an emoji is

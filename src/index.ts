@@ -1,5 +1,5 @@
 export type { ClaimsPromise, WithResponse } from './claims-promise.js';
-export type { ClaimsClientOptions } from './client.js';
+export type { ClaimsClientBase, ClaimsClientOptions } from './client.js';
 export {
   EventCategories,
   type EventCategory,
@@ -48,10 +48,19 @@ export {
 export type { Logger, LogLevel } from './logger.js';
 export { type Outcome, outcomeOf } from './outcome.js';
 export { ClaimsClient } from './platform/node.js';
-export type { UploadOptions } from './resources/attachments.js';
+export type { Attachments, UploadOptions } from './resources/attachments.js';
+export type { Events } from './resources/events.js';
 export type { BodyCallOptions } from './resources/extra-body.js';
-export type { IncidentCreateOptions } from './resources/incidents.js';
-export type { AttachmentRef, AttachmentRefInput, UploadedAttachment } from './schemas/attachments.js';
+export type { IncidentCreateOptions, Incidents } from './resources/incidents.js';
+export type { Metadata } from './resources/metadata.js';
+export type { Subscriptions } from './resources/subscriptions.js';
+export type { Webhooks } from './resources/webhooks.js';
+export type {
+  AttachmentRef,
+  AttachmentRefCommon,
+  AttachmentRefInput,
+  UploadedAttachment,
+} from './schemas/attachments.js';
 export type { NumericId } from './schemas/common.js';
 export type { EventCreate, EventCreated } from './schemas/events.js';
 export type { ExtendedFieldValue, IncidentCreate, IncidentCreated } from './schemas/incidents.js';

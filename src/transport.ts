@@ -37,13 +37,13 @@ export interface CallOptions {
    * @default the client's `deadlineMs`
    */
   deadlineMs?: number;
-  /** How many times a failed attempt may be repeated (see README "Retries"). @default the client's `maxRetries` */
+  /** How many times a failed attempt may be repeated (see docs/calls-and-errors.md, "Retries"). @default the client's `maxRetries` */
   maxRetries?: number;
   /**
    * Extra headers for this call; they win over the client's `headers`. Headers the SDK or the
    * connection own (`authorization`, `content-type`, `content-length`, `host`, `connection`,
    * `transfer-encoding`, `expect`, `upgrade`, `proxy-*`, …) are refused with
-   * `ClaimsValidationError` (see README "Headers you cannot set").
+   * `ClaimsValidationError` (see docs/calls-and-errors.md, "Headers you cannot set").
    */
   headers?: Record<string, string>;
 }

@@ -51,7 +51,7 @@ describe('URL and headers', () => {
     expect(headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(headers.accept).toBe('application/json');
     expect(headers['user-agent']).toBe(
-      `claims-notification-sdk/0.1.0 node/${process.versions.node} broker-portal/2.1`,
+      `claims-notification-sdk/0.2.0 node/${process.versions.node} broker-portal/2.1`,
     );
   });
 

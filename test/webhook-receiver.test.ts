@@ -195,8 +195,8 @@ describe('fails closed on options that cannot verify anything', () => {
   });
 });
 
-describe('receiveWebhook with the README handler: a cut or oversized body is a 400, never a crash', () => {
-  /** The README's handler, recording what it answered and what it caught. */
+describe('receiveWebhook with the handler of docs/receiving-webhooks.md: a cut or oversized body is a 400, never a crash', () => {
+  /** The guide's handler, recording what it answered and what it caught. */
   async function startReceiver(maxBodyBytes?: number) {
     const answered: Array<{ status: number; error: unknown }> = [];
     const server = createServer(async (req, res) => {

@@ -40,7 +40,7 @@ export function round(value: number, digits = 1): number {
   return Math.round(value * f) / f;
 }
 
-/** A line describing the machine, for the README's figures. */
+/** A line describing the machine, for the figures in docs/benchmarks.md. */
 export function machine(): string {
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
   return `${cpu}, ${cpus().length} CPUs, Node ${process.version}, ${process.platform}/${process.arch}`;

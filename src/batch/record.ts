@@ -19,7 +19,7 @@ export interface JournalRecord {
   key: string;
   /** The key's state once this record was written (see {@link JournalState}). */
   state: JournalState;
-  /** SHA-256 of the claim's canonical JSON body (see README "Filing claims in bulk"). */
+  /** SHA-256 of the claim's canonical JSON body (see docs/bulk-filing.md). */
   bodyHash: string;
   /** When the record was written (ISO 8601). */
   at: string;

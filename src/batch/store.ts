@@ -2,8 +2,8 @@ import type { JournalRecord } from './record.js';
 
 /**
  * Where a submission journal keeps its records. The default is {@link FileJournalStore}; a
- * service can keep the journal in its own database by implementing this (see README "Filing
- * claims in bulk", "Keeping the journal in your database").
+ * service can keep the journal in its own database by implementing this (see docs/bulk-filing.md,
+ * "Keeping the journal in your database").
  */
 export interface JournalStore {
   /**

@@ -1,4 +1,4 @@
-/** Exit codes of the `claims` bin (see README "The claims CLI"). */
+/** Exit codes of the `claims` bin (see docs/cli.md). */
 export const EXIT = {
   /** Everything asked was done (for `import`: every key is filed). */
   ok: 0,

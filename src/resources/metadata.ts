@@ -39,7 +39,7 @@ export function extendedFieldsChecker(metadata: Metadata): ExtendedFieldsChecker
 
 /**
  * Incident form and programme metadata, and the cache of form descriptors behind the
- * automatic extended-field check of `incidents.create` (see README "Extended fields").
+ * automatic extended-field check of `incidents.create` (see docs/extended-fields.md).
  */
 export class Metadata extends Resource {
   readonly #cache: MetadataCache;

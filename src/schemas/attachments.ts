@@ -14,7 +14,7 @@ export const UploadItemSchema = z.custom<UploadItem>().check(
 const SOURCES = ['attachmentId', 'url', 'file'] as const;
 
 /** What every attachment reference may carry besides its source. */
-interface AttachmentRefCommon {
+export interface AttachmentRefCommon {
   /** Shown with the attachment on the incident, e.g. `'Ceiling, seen from the landing'`. */
   description?: string;
 }

@@ -90,7 +90,7 @@ class OtelCallSpan implements CallSpan {
       span.setAttribute('error.type', errorType(error));
       const outcome = outcomeOf(error);
       if (outcome !== undefined) span.setAttribute('claims.outcome', outcome);
-      // Error messages of the SDK never hold the token (see README "Errors").
+      // Error messages of the SDK never hold the token (see docs/calls-and-errors.md, "Errors").
       span.setStatus({
         code: this.api.SpanStatusCode.ERROR,
         message: error instanceof Error ? error.message : undefined,

@@ -6,14 +6,16 @@ export { type NewEventDelivery, NewEventDeliverySchema } from './core/delivery-p
 export type { SandboxEvent, SandboxIncident, SandboxLinkedAttachment } from './core/incidents.js';
 export type {
   SandboxField,
+  SandboxFieldInput,
   SandboxForm,
   SandboxFormInput,
   SandboxMetadata,
   SandboxMetadataInput,
+  SandboxPolicyType,
   SandboxProgramme,
 } from './core/metadata-types.js';
 export { type SandboxOAuthOptions, TOKEN_PATH, TokenIssuer } from './core/oauth.js';
-export type { OutboundFetch, OutboundResponse } from './core/outbound.js';
+export type { OutboundBodyReader, OutboundFetch, OutboundResponse } from './core/outbound.js';
 export { SandboxCore, type SandboxCoreOptions } from './core/sandbox-core.js';
 export { defaultSandboxMetadata } from './core/seed.js';
 export type { SandboxErrorBody, SandboxErrorDetail, SandboxRequest, SandboxResponse } from './core/types.js';

@@ -1,5 +1,8 @@
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
 /**
- * The ```ts blocks of README.md, as files tsc can check. A block is checked as written unless
+ * The ```ts blocks of README.md and every guide under docs/, as files tsc can check. A block is checked as written unless
  * the comment line right before its fence says otherwise:
  *
  * - `<!-- partial: client, incidentId -->`: a fragment using names an earlier block made;
@@ -8,9 +11,24 @@
  *   snippet); skipped, with the reason in the README source for readers of the diff.
  */
 
-/** One block: its text, where it starts in README.md (1-based line of its first code line). */
+/** The markdown files whose blocks are checked: README.md, then every .md under docs/, sorted (paths relative to root). */
+export function markdownFiles(root: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.md')) found.push(relative(root, path));
+    }
+  };
+  walk(join(root, 'docs'));
+  return ['README.md', ...found.sort()];
+}
+
+/** One block: its text, the file it is in, where it starts (1-based line of its first code line). */
 export interface ReadmeBlock {
   code: string;
+  file: string;
   line: number;
   partial: string[] | undefined;
   skipped: string | undefined;
@@ -18,7 +36,7 @@ export interface ReadmeBlock {
 
 const MARKER = /^<!--\s*(partial|not-checked):\s*(.*?)\s*-->\s*$/;
 
-export function readmeBlocks(readme: string): ReadmeBlock[] {
+export function readmeBlocks(readme: string, file = 'README.md'): ReadmeBlock[] {
   const lines = readme.split('\n');
   const blocks: ReadmeBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -29,6 +47,7 @@ export function readmeBlocks(readme: string): ReadmeBlock[] {
     while (end < lines.length && lines[end]?.trim() !== '```') end++;
     blocks.push({
       code: lines.slice(start, end).join('\n'),
+      file,
       line: start + 1,
       partial:
         marker?.[1] === 'partial'
@@ -71,7 +90,7 @@ export const PARTIAL_NAMES: Record<string, string> = {
 export function blockFile(block: ReadmeBlock): { text: string; offset: number } {
   const declarations = (block.partial ?? []).map((name) => {
     const type = PARTIAL_NAMES[name];
-    if (type === undefined) throw new Error(`README line ${block.line}: unknown partial name "${name}"`);
+    if (type === undefined) throw new Error(`${block.file}:${block.line}: unknown partial name "${name}"`);
     return `declare const ${name}: ${type};`;
   });
   // `export {}` makes every block a module (top-level await, no clashes between blocks).

@@ -1,7 +1,8 @@
 /**
- * The README is executed documentation: every ```ts block typechecks against the BUILT
- * package (dist/, through the package's own `exports`, as a user's project resolves it), and
- * the quick start runs as written against the sandbox, printing what the README shows.
+ * The README and the guides in docs/ are executed documentation: every ```ts block typechecks
+ * against the BUILT package (dist/, through the package's own `exports`, as a user's project
+ * resolves it), and the quick start runs as written against the sandbox, printing what the
+ * README shows.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -16,10 +17,11 @@ import {
   extendedFieldsFrom,
 } from '../../src/index.js';
 import { createSandbox } from '../../src/testing/index.js';
-import { blockFile, readmeBlocks } from './readme-blocks.js';
+import { blockFile, markdownFiles, readmeBlocks } from './readme-blocks.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const doc = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 // Inside the package, so `claims-notification-sdk` resolves to itself (dist/) by its exports map.
 const WORK = join(ROOT, '.readme-check');
 
@@ -60,21 +62,22 @@ function typecheck(files: Record<string, string>): string[] {
   return result.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
 }
 
-const blocks = readmeBlocks(README);
+const FILES = markdownFiles(ROOT);
+const blocks = FILES.flatMap((file) => readmeBlocks(doc(file), file));
 
-describe('README ```ts blocks', () => {
+describe('```ts blocks of README.md and docs/', () => {
   let diagnostics: string[] = [];
   const files: Record<string, string> = {};
-  const offsets: Record<string, { line: number; offset: number }> = {};
+  const offsets: Record<string, { file: string; line: number; offset: number }> = {};
 
   beforeAll(() => {
     buildIfStale();
     blocks.forEach((block, i) => {
       if (block.skipped !== undefined) return;
-      const name = `block-${String(i).padStart(2, '0')}.ts`;
+      const name = `block-${String(i).padStart(3, '0')}.ts`;
       const { text, offset } = blockFile(block);
       files[name] = text;
-      offsets[name] = { line: block.line, offset };
+      offsets[name] = { file: block.file, line: block.line, offset };
     });
     // Mistakes, checked in the same run: proves the check sees the built types and can fail.
     files['sentinel.ts'] = [
@@ -87,8 +90,10 @@ describe('README ```ts blocks', () => {
     diagnostics = typecheck(files);
   }, 180_000);
 
-  it('has blocks, and every skipped one says why', () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(20);
+  it('has blocks in the README and in the guides, and every skipped one says why', () => {
+    expect(FILES).toContain('docs/calls-and-errors.md');
+    expect(blocks.filter((block) => block.file === 'README.md').length).toBeGreaterThanOrEqual(2);
+    expect(blocks.length).toBeGreaterThanOrEqual(40);
     for (const block of blocks) if (block.skipped !== undefined) expect(block.skipped).not.toBe('');
   });
 
@@ -99,7 +104,7 @@ describe('README ```ts blocks', () => {
         const match = /^(block-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(line);
         const where = match ? offsets[match[1] as string] : undefined;
         if (!match || !where) return line;
-        return `README.md:${where.line + Number(match[2]) - 1 - where.offset}:${match[3]} ${match[4]}`;
+        return `${where.file}:${where.line + Number(match[2]) - 1 - where.offset}:${match[3]} ${match[4]}`;
       });
     expect(fromBlocks).toEqual([]);
   });
@@ -168,7 +173,7 @@ describe('README quick start', () => {
   }, 60_000);
 });
 
-describe("example outputs in the README and TSDoc are the sandbox's", () => {
+describe("example outputs in the guides and TSDoc are the sandbox's", () => {
   it('checkExtendedFields, the automatic check and requiredFields print what the docs show', async () => {
     const sandbox = await createSandbox();
     try {
@@ -184,7 +189,8 @@ describe("example outputs in the README and TSDoc are the sandbox's", () => {
       const [fire] = checkExtendedFields(descriptors, [
         { identifier: 'claim_form:Cause_Of_Loss', value: 'fire' },
       ]);
-      expect(README).toContain(`message: '${fire?.message}'`);
+      const guide = doc('docs/extended-fields.md');
+      expect(guide).toContain(`message: '${fire?.message}'`);
 
       const error = await client.incidents
         .create({
@@ -198,8 +204,8 @@ describe("example outputs in the README and TSDoc are the sandbox's", () => {
         .catch((e: unknown) => e);
       const [issue] = (error as ClaimsValidationError).issues;
       const shown = `${issue?.path} ${issue?.code} ${issue?.message}`;
-      // The README wraps the line after "Incident")": join it back.
-      expect(README.replace(/\n\s*\/\/\s+must be one of/g, ' must be one of')).toContain(`// ${shown}`);
+      // The guide wraps the line after "Incident")": join it back.
+      expect(guide.replace(/\n\s*\/\/\s+must be one of/g, ' must be one of')).toContain(`// ${shown}`);
 
       const required = await client.metadata.requiredFields({
         programmeCode: 'PRG-MOTOR',

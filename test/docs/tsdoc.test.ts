@@ -1,7 +1,7 @@
 /**
  * Every public declaration and field has TSDoc in the types a user's editor reads. The
  * declarations are emitted from the current source in memory (as tsup's dts build does:
- * `stripInternal`), then every export of the four entries and every field reachable from
+ * `stripInternal`), then every export of every entry point (package.json "exports") and every field reachable from
  * them (members, parameters, return types) is checked for a doc comment. Declaration emit
  * drops the comments of a zod schema's fields, so this also catches a public type that is a
  * bare `z.infer`: write it out instead (see test/types/response-types.test-d.ts).
@@ -10,9 +10,10 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { entryPoints } from '../../scripts/entry-points.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ENTRIES = ['src/index.ts', 'src/testing/index.ts', 'src/auth/index.ts', 'src/batch/index.ts'];
+const ENTRIES = entryPoints().map((entry) => entry.source);
 // Where the declarations would go; they are kept in memory, nothing is written.
 const OUT = join(ROOT, '.tsdoc-check');
 
@@ -115,7 +116,9 @@ function undocumented(): string[] {
 }
 
 describe('TSDoc on the public types', () => {
-  it('every export of ., ./testing, ./auth and ./batch, and every field reachable from one, has a doc comment', () => {
+  it(`every export of ${entryPoints()
+    .map((entry) => entry.subpath)
+    .join(', ')}, and every field reachable from one, has a doc comment`, () => {
     expect(undocumented()).toEqual([]);
   }, 120_000);
 });

@@ -4,7 +4,7 @@
  * run by each runtime that installs here from the npm registry, against the sandbox running
  * in this Node process. What each run did is then checked against what the sandbox received.
  *
- * Runtimes are npm packages (deno, bun, miniflare for workerd, node@22/24), installed once
+ * Runtimes are npm packages (deno, bun, miniflare for workerd, node@22/24/26), installed once
  * into a cache directory (CLAIMS_ECOSYSTEM_CACHE, default ~/.cache/claims-notification-sdk/
  * ecosystem). A runtime that cannot be installed (offline, no binary for this platform) is
  * skipped with the reason. Run with `npm run ecosystem` after `npm run build`.
@@ -43,7 +43,10 @@ const RUNTIME_PACKAGES = {
   miniflare: 'miniflare@4.20260426.0',
   node22: 'node@22.23.3',
   node24: 'node@24.21.0',
+  node26: 'node@26.10.0',
 } as const;
+/** msw 3 (it needs Node 22.12 or later), for claimsHandlers() on Node 22. */
+const MSW3 = 'msw@3.0.5';
 type RuntimeName = keyof typeof RUNTIME_PACKAGES;
 
 /** What each runtime ran, for the closing summary. */
@@ -53,6 +56,7 @@ let work = '';
 let app = '';
 let sandbox: Sandbox;
 let expectedUploads: Record<string, string> = {};
+let tarball = '';
 
 beforeAll(async () => {
   if (!existsSync(join(ROOT, 'dist/edge.js')))
@@ -63,7 +67,7 @@ beforeAll(async () => {
   const { stdout } = await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], {
     cwd: ROOT,
   });
-  const tarball = join(work, stdout.trim().split('\n').pop() as string);
+  tarball = join(work, stdout.trim().split('\n').pop() as string);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'claims-ecosystem-app', private: true }));
   await installTarball(tarball);
   cpSync(FIXTURES, app, { recursive: true });
@@ -247,7 +251,7 @@ describe('ecosystem: the packed package on each runtime', () => {
     RUN_TIMEOUT_MS * 2,
   );
 
-  for (const name of ['node22', 'node24'] as const) {
+  for (const name of ['node22', 'node24', 'node26'] as const) {
     it(
       `${RUNTIME_PACKAGES[name]} from npm: ESM and CommonJS`,
       async (ctx) => {
@@ -258,6 +262,50 @@ describe('ecosystem: the packed package on each runtime', () => {
       INSTALL_TIMEOUT_MS + RUN_TIMEOUT_MS * 2,
     );
   }
+
+  it(
+    `claimsHandlers() with ${MSW3} on ${RUNTIME_PACKAGES.node22}`,
+    async (ctx) => {
+      const node = await binary('node22', 'node', ['--version']);
+      if ('skip' in node) return skip(ctx, `${MSW3} on Node 22`, node.skip);
+      const mswApp = join(work, 'msw3');
+      mkdirSync(mswApp);
+      writeFileSync(join(mswApp, 'package.json'), JSON.stringify({ name: 'claims-msw3-app', private: true }));
+      cpSync(join(FIXTURES, 'msw.mjs'), join(mswApp, 'msw.mjs'));
+      try {
+        await run(
+          'npm',
+          ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball, MSW3],
+          {
+            cwd: mswApp,
+            timeout: INSTALL_TIMEOUT_MS,
+          },
+        );
+      } catch (error) {
+        return skip(
+          ctx,
+          `${MSW3} on Node 22`,
+          `npm install ${MSW3} failed: ${(error as Error).message.split('\n')[0]}`,
+        );
+      }
+      const { stdout } = await run(node.path, ['msw.mjs'], { cwd: mswApp, timeout: RUN_TIMEOUT_MS });
+      const line = stdout.split('\n').find((l) => l.startsWith('MSW_RESULT '));
+      expect(line, stdout).toBeDefined();
+      const result = JSON.parse((line as string).slice('MSW_RESULT '.length));
+      expect(result).toMatchObject({
+        msw: MSW3.slice('msw@'.length),
+        node: node.version,
+        events: ['msw'],
+        refused: 422,
+        unhandled: [],
+      });
+      expect(result.fields).toBeGreaterThan(0);
+      summary.push(
+        `${MSW3} on Node ${node.version}: claimsHandlers() served create, events, metadata, a 422`,
+      );
+    },
+    INSTALL_TIMEOUT_MS * 2 + RUN_TIMEOUT_MS,
+  );
 
   it(
     'Deno (deno package): ESM, edge entry through the deno condition',

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// `npm run ecosystem`: the packed package on Node 20/22/24, Deno, Bun and workerd (see
+// `npm run ecosystem`: the packed package on Node 20/22/24/26, Deno, Bun and workerd (see
 // runtimes.ecosystem.ts). Not part of `npm test`: it needs a build and installs runtimes.
 export default defineConfig({
   root: fileURLToPath(new URL('../../', import.meta.url)),

@@ -4,7 +4,7 @@ import { ClaimsClient, NotFoundError, UnprocessableEntityError } from '../../src
 import { claimsHandlers, SANDBOX_MSW_BASE_URL, SandboxCore } from '../../src/testing/index.js';
 import { homeIncident } from './helpers.js';
 
-// The README recipe: msw sees fetch, not undici.request, so the client gets `fetch: globalThis.fetch`.
+// The recipe of docs/testing-with-the-sandbox.md: msw sees fetch, not undici.request, so the client gets `fetch: globalThis.fetch`.
 describe('claimsHandlers() with msw', async () => {
   const handlers = await claimsHandlers({ token: 'msw-token' });
   const shared = new SandboxCore();

@@ -16,7 +16,7 @@ export const SandboxFieldSchema = z.object({
 });
 
 /** A form field as a caller seeds it; see {@link SandboxField} for the defaults. */
-type SandboxFieldInput = {
+export type SandboxFieldInput = {
   /** `<form_name>:<Field_Name>`, e.g. `'claim_form:Cause_Of_Loss'`: the `identifier` a value is sent with. */
   identifier: string;
   /** Where the answer goes in the incident body. @default 'extendedFields' */
@@ -63,7 +63,7 @@ export const SandboxPolicyTypeSchema = z.object({
 });
 
 /** A policy type of a programme, and the countries it is sold in. */
-type SandboxPolicyType = {
+export type SandboxPolicyType = {
   /** The code sent as `policyTypeCode`, e.g. `'HOME-STD'`. */
   policyTypeCode: string;
   /** Its display name, e.g. `'Home Standard'`. */
