@@ -20,6 +20,7 @@ export interface ConnectionOptions {
   tls?: TlsOptions;
   /** See `ClaimsClientOptions.fetch`. */
   fetch?: FetchLike;
+  /** Tests only: which wire the client's own connections use (not a public option). */
   [WIRE_CHOICE]?: WireChoice;
 }
 

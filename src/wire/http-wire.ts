@@ -203,8 +203,8 @@ class HttpAttempt implements AttemptState {
     return {
       chunks: () => response,
       cancel: () => {
-        // The socket is not given back to the pool: what follows on it is not the next answer.
-        (this.#request as ClientRequest).shouldKeepAlive = false;
+        // An answer not read to its end takes its socket with it: what follows on it is never
+        // read as the next answer (a 204 that sent a body).
         response.destroy();
       },
     };

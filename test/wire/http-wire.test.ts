@@ -43,3 +43,31 @@ describe('the node:http wire, a head the core refuses', () => {
     }
   });
 });
+
+describe('the node:http wire, an answer with no body that sent one anyway', () => {
+  it('204 with a body: read as empty, and its socket is closed, not kept nor given back to the pool', async () => {
+    const server = await rawFaultServer((_hit, socket) =>
+      socket.write('HTTP/1.1 204 No Content\r\ncontent-length: 5\r\n\r\nhello'),
+    );
+    const agent = new HttpAgent({ keepAlive: true });
+    try {
+      const wire = httpWire(new OwnHttpAgent(() => agent));
+      const signal = new CountingSignal();
+      const answer = await wire(request(server.url, signal, { method: 'PATCH', body: '{}' }));
+      await expect(answer.text(100)).resolves.toEqual({ text: '', truncated: false });
+      for (
+        let i = 0;
+        i < 50 && (Object.keys(agent.sockets).length > 0 || Object.keys(agent.freeSockets).length > 0);
+        i++
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(Object.values(agent.sockets).flat()).toHaveLength(0);
+      expect(Object.values(agent.freeSockets).flat()).toHaveLength(0);
+      expect(signal.listeners).toBe(0);
+    } finally {
+      agent.destroy();
+      await server.close();
+    }
+  });
+});
