@@ -216,6 +216,7 @@ export function parseRetryAfter(headers: Record<string, string>, now = Date.now(
     const value = Number(ms);
     if (Number.isFinite(value) && value >= 0) return value;
   }
+  // Stryker disable next-line StringLiteral: any text that is no number and no date reads as absent too
   const header = headers['retry-after'] ?? '';
   if (/^\s*\d+(\.\d+)?\s*$/.test(header)) return Number(header) * 1000;
   // Only an HTTP date (it names a weekday and month) is read as one: Date.parse('-1') is a date too.

@@ -110,6 +110,12 @@ const ROWS: Row[] = [
     { next: 'resend_new_token' },
   ],
   [
+    '503 with a provider: a retry, the token kept (only a 401 asks for a new one)',
+    answer(503),
+    { ...GET, tokenProvider: true },
+    { next: 'retry', delayMs: 500 },
+  ],
+  [
     '401 with a provider, maxRetries used up: still a new token',
     answer(401),
     { ...GET, tokenProvider: true, retries: 2 },
