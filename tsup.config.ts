@@ -21,11 +21,15 @@ export default defineConfig([
       index: 'src/index.ts',
       'testing/index': 'src/testing/index.ts',
       'batch/index': 'src/batch/index.ts',
+      'batch/testing/index': 'src/batch/testing/index.ts',
       'auth/index': 'src/auth/index.ts',
       // No node: import and no framework: test/webhooks/entry.test.ts checks both.
       'webhooks/index': 'src/webhooks/index.ts',
     },
     format: ['esm', 'cjs'],
+    // Keep `node:` on built-in modules: `node:test` (the ./batch/testing entry) exists only under
+    // that name, and tsup would otherwise strip it to a `test` package that is not there.
+    removeNodeProtocol: false,
     // `@internal` members (the sub-clients' transport and constructors) stay out of the types.
     dts: { compilerOptions: { stripInternal: true } },
   },

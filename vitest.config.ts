@@ -4,6 +4,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     alias: {
+      'claims-notification-sdk/batch/testing': fileURLToPath(
+        new URL('./src/batch/testing/index.ts', import.meta.url),
+      ),
       'claims-notification-sdk/batch': fileURLToPath(new URL('./src/batch/index.ts', import.meta.url)),
       'claims-notification-sdk/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
       'claims-notification-sdk/auth': fileURLToPath(new URL('./src/auth/index.ts', import.meta.url)),

@@ -116,9 +116,12 @@ async function withJournal(
  * body hash, bookkeeping) without the journal's records and syncs. Never for real use.
  */
 function noStore(): Batch.JournalStore {
+  const taken = { taken: true } as const;
   return {
+    shared: false,
     open: async () => {},
     load: async function* () {},
+    claim: () => Promise.resolve(taken),
     append: () => Promise.resolve(),
     close: async () => {},
   };

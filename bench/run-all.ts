@@ -5,7 +5,7 @@
  * a benchmark that crashes is reported as such in the summary.
  *
  * Environment knobs pass through: OVERHEAD_ROUNDS, OVERHEAD_SECONDS, COLD_START_RUNS,
- * UPLOAD_BENCH_MB, UPLOAD_BENCH_ROUNDS, BATCH_BENCH_CLAIMS, BATCH_BENCH_ROUNDS.
+ * UPLOAD_BENCH_MB, UPLOAD_BENCH_ROUNDS, BATCH_BENCH_CLAIMS, BATCH_BENCH_ROUNDS, CHECKS_ROUNDS.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -117,6 +117,34 @@ const BENCHES: Bench[] = [
         `${r.claims} claims at concurrency ${r.concurrency}: fileClaims with the journal ${r.batchRps} vs plain Promise.all pool ${r.plainRps} claims/s, ratio ${r.ratio}`,
         `journal alone (two fdatasync'd records a claim): ${r.journalUsPerClaim.concurrency16} µs/claim at concurrency 16 (group commit), ${r.journalUsPerClaim.concurrency1} µs at 1`,
         `target ratio >= ${r.target.ratio}: ${r.target.met ? 'met' : 'MISSED'}`,
+      ];
+    },
+  },
+  {
+    name: 'checks',
+    script: 'bench/checks.ts',
+    json: 'checks.json',
+    summarise(result) {
+      const rows = result.rows as Array<{
+        fields: number;
+        values: number;
+        checkOnCreateUs: number;
+        oneTypoUs: number;
+        pureFunctionUs: number;
+        firstCheckMs: number;
+      }>;
+      const memory = result.memory as {
+        formFields: number;
+        kibPerForm: number;
+        mibHeldAfter2000Forms: number;
+      };
+      return [
+        ...rows.map(
+          (r) =>
+            `form of ${r.fields} field(s), ${r.values} value(s): the check adds ${r.checkOnCreateUs} µs to a cached create, ` +
+            `a create refused for one typo ${r.oneTypoUs} µs; checkExtendedFields alone ${r.pureFunctionUs} µs; first check of the form ${r.firstCheckMs} ms`,
+        ),
+        `metadata cache: ${memory.kibPerForm} KiB per form of ${memory.formFields} fields; 2,000 forms hold ${memory.mibHeldAfter2000Forms} MiB (1,000 kept)`,
       ];
     },
   },

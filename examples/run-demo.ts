@@ -1,5 +1,7 @@
 // `npm run demo`: starts the sandbox, runs every example against it as a child process with
-// CLAIMS_BASE_URL / CLAIMS_TOKEN set, and exits 0 only if all of them worked.
+// CLAIMS_BASE_URL / CLAIMS_TOKEN set, and exits 0 only if all of them worked. It prints the
+// sandbox's inspector page (open it to watch the calls) and opens nothing by itself;
+// `npm run demo -- --keep` keeps the sandbox up afterwards, until Ctrl+C.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -56,8 +58,10 @@ function run(example: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
 
 // The client secret is made up per run: the sandbox's token endpoint accepts it.
 const oauth = { clientId: 'demo-portal', clientSecret: randomBytes(18).toString('base64url') };
+const keep = process.argv.includes('--keep');
 const sandbox = await createSandbox({ oauth });
-console.log(`Sandbox at ${sandbox.url}\n`);
+console.log(`Sandbox at ${sandbox.url}`);
+console.log(`Inspector: ${sandbox.inspectorUrl}  (open it in a browser to watch every call)\n`);
 const env = {
   ...process.env,
   CLAIMS_BASE_URL: sandbox.url,
@@ -75,7 +79,7 @@ try {
   }
   await sandbox.settled();
 } finally {
-  await sandbox.close();
+  if (!keep) await sandbox.close();
 }
 
 const events = sandbox.incidents.reduce((n, incident) => n + incident.events.length, 0);
@@ -92,7 +96,15 @@ console.log(
     ? `\nAll ${outcomes.length} examples passed.`
     : `\n${failed} of ${outcomes.length} examples failed.`,
 );
-process.exit(failed === 0 ? 0 : 1);
+if (keep) {
+  console.log(`\nThe sandbox stays up: inspector at ${sandbox.inspectorUrl}. Press Ctrl+C to stop.`);
+  const stop = () => void sandbox.close().then(() => process.exit(failed === 0 ? 0 : 1));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+} else {
+  console.log(`\nRun \`npm run demo -- --keep\` to keep the sandbox and its inspector up afterwards.`);
+  process.exit(failed === 0 ? 0 : 1);
+}
 
 /** `1 event`, `2 events`: the demo's summary reads as a sentence. */
 function count(n: number, one: string, many = `${one}s`): string {

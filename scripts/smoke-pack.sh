@@ -287,6 +287,14 @@ module.exports = async function testingScenario(sdk, testing, how, withMsw) {
     const client = new sdk.ClaimsClient({ baseUrl: sandbox.url, accessToken: sandbox.token });
     const { incidentId } = await client.incidents.create(incident);
     if (!sandbox.incident(incidentId)) throw new Error(`${how}: the sandbox did not store the incident`);
+    // The inspector page and its script come with the build; a fault queued hits the next call.
+    const page = await (await fetch(sandbox.inspectorUrl)).text();
+    const script = await (await fetch(`${sandbox.inspectorUrl}inspector.js`)).text();
+    if (!page.includes('Claims sandbox inspector') || !script.includes('EventSource')) throw new Error(`${how}: no inspector page`);
+    sandbox.faults.next({ route: 'POST /incidents', fault: { status: 503 } });
+    let faulted;
+    try { await client.incidents.create(incident, { maxRetries: 0 }); } catch (e) { faulted = e; }
+    if (sdk.outcomeOf(faulted) !== 'unknown' || sandbox.calls.at(-1).fault.status !== 503) throw new Error(`${how}: the fault did not hit`);
   } finally {
     await sandbox.close();
   }
@@ -376,6 +384,31 @@ JS
 step "running ESM and CommonJS (msw not installed)"
 (cd "$APP" && node esm.mjs && node cjs.cjs && node otel.cjs && node testing-esm.mjs && node testing-cjs.cjs)
 
+# The ./batch/testing entry: the journal store contract run on the installed file store under
+# node:test, from ESM (describe/it given) and CommonJS (none given: the node:test fallback).
+cat >"$APP/contract.test.mjs" <<'JS'
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { FileJournalStore } from 'claims-notification-sdk/batch';
+import { journalStoreContract } from 'claims-notification-sdk/batch/testing';
+const dir = mkdtempSync(join(tmpdir(), 'smoke-contract-'));
+journalStoreContract((name) => new FileJournalStore(join(dir, name)), { describe, it, name: 'ESM' });
+JS
+cat >"$APP/contract.test.cjs" <<'JS'
+const { mkdtempSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { FileJournalStore } = require('claims-notification-sdk/batch');
+const { journalStoreContract } = require('claims-notification-sdk/batch/testing');
+const dir = mkdtempSync(join(tmpdir(), 'smoke-contract-'));
+journalStoreContract((name) => new FileJournalStore(join(dir, name)), { name: 'CommonJS' });
+JS
+step "running the journal store contract from ./batch/testing (node:test, ESM and CommonJS)"
+(cd "$APP" && node --test --test-reporter=dot contract.test.mjs contract.test.cjs >"$WORK/contract.log" 2>&1) ||
+  { echo "smoke: the journal store contract failed on the installed file store" >&2; cat "$WORK/contract.log" >&2; exit 1; }
+
 # Types: what an editor and tsc see, in the three setups users have.
 cat >"$APP/types-esm.mts" <<'TS'
 import {
@@ -403,6 +436,10 @@ import { clientCredentials, TokenRequestError, type ClientCredentialsOptions } f
 const authOptions: ClientCredentialsOptions = { tokenUrl: 'https://auth.example/t', clientId: 'i', clientSecret: 's', scope: ['a'] };
 export const authClient = new ClaimsClient({ baseUrl: 'https://x.example', accessToken: clientCredentials(authOptions) });
 export const isTokenError = (e: unknown): e is TokenRequestError => e instanceof TokenRequestError;
+import { FileJournalStore, type JournalStore } from 'claims-notification-sdk/batch';
+import { journalStoreContract, type MakeStore } from 'claims-notification-sdk/batch/testing';
+const makeStore: MakeStore = (name): JournalStore => new FileJournalStore(name);
+export const registerContract = () => journalStoreContract(makeStore, { leaseMs: 100 });
 TS
 cat >"$APP/types-cjs.cts" <<'TS'
 import sdk = require('claims-notification-sdk');
@@ -410,6 +447,8 @@ const client: sdk.ClaimsClient = new sdk.ClaimsClient({ baseUrl: 'https://x.exam
 export const level: sdk.LogLevel = 'off';
 import auth = require('claims-notification-sdk/auth');
 export const provider: auth.ClientCredentialsProvider = auth.clientCredentials({ tokenUrl: 'https://a.example/t', clientId: 'i', clientSecret: 's' });
+import batchTesting = require('claims-notification-sdk/batch/testing');
+export const contractOptions: batchTesting.JournalStoreContractOptions = { leaseMs: 100 };
 export { client };
 TS
 cp "$APP/types-esm.mts" "$APP/types-bundler.ts"

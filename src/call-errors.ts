@@ -1,7 +1,8 @@
 /**
  * The errors a call rejects with, each built once, here, with its final message, fields and
  * outcome (the call policy's), and never changed afterwards. A message is
- * `<METHOD> <url>: <what happened>`, and an `'unknown'` one says that the request may have been
+ * `<METHOD> <url>: <what happened>` (the URL as `describeUrl` shows it: credentials in its
+ * query redacted, cut), and an `'unknown'` one says that the request may have been
  * processed (see `withOutcomeNote`, the one place that says it).
  */
 import { type Attempt, recordAttempt } from './call-policy.js';
@@ -17,6 +18,7 @@ import {
 } from './errors.js';
 import type { ErrorAnswer } from './internal/answer.js';
 import type { CallSignal } from './internal/call-signal.js';
+import { describeUrl } from './internal/describe.js';
 import type { Redactor } from './internal/redact.js';
 import type { Outcome } from './outcome.js';
 import type { WireFailure } from './wire/failure.js';
@@ -42,7 +44,7 @@ export function failureError(
       error = new ClaimsResponseValidationError(
         undefined,
         [{ path: '', message: detail }],
-        `${call.method} ${call.url}`,
+        `${call.method} ${describeUrl(call.url)}`,
         { cause },
       );
       break;
@@ -54,7 +56,7 @@ export function failureError(
         failure.kind === 'timeout' || failure.kind === 'body_timeout'
           ? ClaimsTimeoutError
           : ClaimsConnectionError;
-      error = new Class(`${call.method} ${call.url}: ${detail}`, { cause, outcome, ...call });
+      error = new Class(`${call.method} ${describeUrl(call.url)}: ${detail}`, { cause, outcome, ...call });
     }
   }
   return recordAttempt(error, attempt);
@@ -90,7 +92,7 @@ export function stoppedError(
       ? deadlineMessage(signal.deadlineMs)
       : `Request timed out: ${signal.idlePhase} made no progress for ${timeoutMs} ms`;
   return recordAttempt(
-    new ClaimsTimeoutError(`${call.method} ${call.url}: ${what}`, { cause, outcome, ...call }),
+    new ClaimsTimeoutError(`${call.method} ${describeUrl(call.url)}: ${what}`, { cause, outcome, ...call }),
     attempt,
   );
 }

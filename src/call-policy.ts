@@ -90,7 +90,7 @@ export type Step =
   | { next: 'retry'; delayMs: number; state: CallState }
   /** Send again at once on a fresh connection (not a retry). */
   | { next: 'resend_fresh'; state: CallState }
-  /** Send again at once with a token asked anew, `{ forceRefresh: true }` (not a retry). */
+  /** Send again at once with a token asked anew, `{ forceRefresh: true, refusedToken }` (not a retry). */
   | { next: 'resend_new_token'; state: CallState }
   /** Give up: the call fails with this outcome. `refusedWaitMs`: the server asked for that long a wait. */
   | { next: 'fail'; outcome: Outcome; refusedWaitMs?: number };

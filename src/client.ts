@@ -2,12 +2,14 @@ import type { Dispatcher } from 'undici';
 import { ClaimsValidationError, describeIssues, type ValidationIssue } from './errors.js';
 import { type FormSnapshot, formSnapshotIssues, indexFormSnapshot } from './form-snapshot.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './internal/answer.js';
+import { redactUrl } from './internal/describe.js';
 import {
   headerIssues,
   isSendableToken,
   nonNegativeIntegerIssues,
   timeoutIssues,
 } from './internal/options.js';
+import { quote } from './internal/quote.js';
 import { isLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel, resolveLog } from './logger.js';
 import type { Platform } from './platform/types.js';
 import { Attachments } from './resources/attachments.js';
@@ -93,6 +95,20 @@ export interface ClaimsClientOptions {
    */
   metadataCacheTtlMs?: number;
   /**
+   * Most incident forms the metadata cache keeps. Past it the least recently used form is
+   * dropped (and read again when next needed); expired forms are dropped as new ones come.
+   * A form of 20 fields takes about 23 KiB of heap, its indexes included (docs/extended-fields.md, "Caching").
+   * @default 1000
+   */
+  metadataCacheMaxEntries?: number;
+  /**
+   * More header names whose values the debug log replaces with `[REDACTED]` (any case). Names
+   * containing `key`, `token`, `secret`, `auth`, `signature`, `password`, `passwd`,
+   * `credential`, `session` or `cookie` are redacted anyway (docs/observability.md, "Logging").
+   * @example redactHeaders: ['X-Tenant-Pin']
+   */
+  redactHeaders?: readonly string[];
+  /**
    * Incident forms pulled ahead of time (`claims forms pull`): the parsed `claims-forms.json`,
    * or the generated module's `snapshot`. `incidents.create` and `metadata.requiredFields`
    * read a form in it with no metadata look-up (offline, on a cold start); a form not in it
@@ -176,6 +192,7 @@ export class ClaimsClientBase {
     this.metadata = new Metadata(
       transport,
       options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS,
+      options.metadataCacheMaxEntries,
       options.formSnapshot && {
         forms: indexFormSnapshot(options.formSnapshot),
         only: options.formSnapshotOnly === true,
@@ -210,6 +227,33 @@ function userAgent(extra: string | undefined, runtime: string): string {
   return extra ? `${own} ${extra}` : own;
 }
 
+/**
+ * What a message says `baseUrl` was: a string quoted (a user name and password, or a secret
+ * query parameter, replaced), `undefined`, `null`, a number, or the kind of anything else.
+ */
+function given(value: unknown): string {
+  if (typeof value === 'string') return quote(redactUrl(value));
+  if (value === undefined || value === null || typeof value === 'number') return String(value);
+  return kind(value);
+}
+
+/** What it says `accessToken` was: never the text of a string, which may be a real token. */
+function givenToken(token: unknown): string {
+  if (typeof token === 'string')
+    return token === '' ? 'an empty string' : 'a string with other characters (not shown)';
+  return token === undefined || token === null ? String(token) : kind(token);
+}
+
+function kind(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function hasUserinfo(url: string): boolean {
+  const parsed = new URL(url);
+  return parsed.username !== '' || parsed.password !== '';
+}
+
 function checkOptions(options: ClaimsClientOptions, platform: Platform): string {
   const issues: ValidationIssue[] = [];
   let baseUrl = '';
@@ -225,15 +269,21 @@ function checkOptions(options: ClaimsClientOptions, platform: Platform): string 
   if (baseUrl === '') {
     issues.push({
       path: 'baseUrl',
+      message: `must be an absolute http(s) URL without query or fragment, e.g. https://claims.example.com/api; got ${given(options?.baseUrl)}`,
+    });
+  } else if (hasUserinfo(baseUrl)) {
+    baseUrl = '';
+    issues.push({
+      path: 'baseUrl',
       message:
-        'must be an absolute http(s) URL without query or fragment, e.g. https://claims.example.com/api',
+        'must not hold a user name or password (they would be printed wherever the URL is): give the credential as accessToken or in headers',
     });
   }
   const token = options?.accessToken;
   if (!(typeof token === 'function' || isSendableToken(token))) {
     issues.push({
       path: 'accessToken',
-      message: 'must be a non-empty string of visible ASCII characters, or a function returning one',
+      message: `must be a non-empty string of visible ASCII characters, or a function returning one; got ${givenToken(token)}`,
     });
   }
   for (const name of ['timeoutMs', 'deadlineMs'] as const) {
@@ -241,6 +291,17 @@ function checkOptions(options: ClaimsClientOptions, platform: Platform): string 
   }
   for (const name of ['maxRetries', 'metadataCacheTtlMs'] as const) {
     if (options?.[name] !== undefined) issues.push(...nonNegativeIntegerIssues(name, options[name]));
+  }
+  const maxEntries = options?.metadataCacheMaxEntries;
+  if (maxEntries !== undefined && !(Number.isSafeInteger(maxEntries) && maxEntries >= 1)) {
+    issues.push({ path: 'metadataCacheMaxEntries', message: 'must be a positive whole number of forms' });
+  }
+  const extraSecrets = options?.redactHeaders;
+  if (
+    extraSecrets !== undefined &&
+    !(Array.isArray(extraSecrets) && extraSecrets.every((name) => typeof name === 'string'))
+  ) {
+    issues.push({ path: 'redactHeaders', message: 'must be an array of header names' });
   }
   if (
     options?.maxResponseBytes !== undefined &&

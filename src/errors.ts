@@ -1,3 +1,5 @@
+import { describeIssues, describeUrl, summariseBody } from './internal/describe.js';
+import { boundMessage } from './internal/quote.js';
 import { markOutcome, type Outcome, outcomeOf, withOutcomeNote } from './outcome.js';
 
 /** What every SDK error may be built with. */
@@ -20,13 +22,14 @@ export class ClaimsError extends Error {
   override name = 'ClaimsError';
 
   /**
-   * @param message what happened; an `'unknown'` error's message also says that the request
-   *   may have been processed (added when it does not).
+   * @param message what happened, made safe to print (control characters escaped, cut to
+   *   2,000 characters); an `'unknown'` error's message also says that the request may have
+   *   been processed (added when it does not).
    */
   constructor(message: string, options: ClaimsErrorOptions = {}) {
     const outcome = options.outcome ?? 'not_sent';
     super(
-      withOutcomeNote(message, outcome),
+      withOutcomeNote(boundMessage(message), outcome),
       options.cause === undefined ? undefined : { cause: options.cause },
     );
     markOutcome(this, outcome);
@@ -216,7 +219,7 @@ export class ClaimsApiError extends ClaimsError {
 
   constructor(init: ApiErrorInit) {
     // A 4xx is a refusal; a 5xx (or an unfollowed 3xx) may come after the server acted.
-    super(`${init.status} ${init.method} ${init.url}${summariseBody(init.body)}`, {
+    super(`${init.status} ${init.method} ${describeUrl(init.url)}${summariseBody(init.body)}`, {
       outcome: init.outcome ?? (init.status >= 400 && init.status < 500 ? 'rejected' : 'unknown'),
     });
     this.attempts = init.attempts ?? 1;
@@ -292,30 +295,10 @@ export function isClaimsError(error: unknown): error is ClaimsError {
 }
 
 /**
- * The one wording of a list of validation issues, for every error that carries them:
- * `<prefix>: path: message; path: message` (an issue without a path is its message alone).
+ * The one wording of a list of validation issues (see `internal/describe.ts`): bounded, the
+ * error's `issues` keeping every one.
  */
-export function describeIssues(prefix: string, issues: readonly ValidationIssue[]): string {
-  const lines = issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
-  return `${prefix}: ${lines.join('; ')}`;
-}
-
-const MESSAGE_KEYS = ['message', 'error', 'detail', 'title', 'error_description'];
-const MAX_SUMMARY = 300;
-
-/** A short tail for the error message from the server's own words, when it gave any. */
-function summariseBody(body: unknown): string {
-  let text: string | undefined;
-  if (typeof body === 'string') text = body;
-  else if (body !== null && typeof body === 'object') {
-    const record = body as Record<string, unknown>;
-    const key = MESSAGE_KEYS.find((k) => typeof record[k] === 'string');
-    text = key === undefined ? JSON.stringify(body) : (record[key] as string);
-  }
-  if (!text) return '';
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return `: ${oneLine.length > MAX_SUMMARY ? `${oneLine.slice(0, MAX_SUMMARY)}…` : oneLine}`;
-}
+export { describeIssues };
 
 /** Why a webhook delivery was refused by `verifyWebhook` / `receiveWebhook`. */
 export type WebhookVerificationReason = 'missing_header' | 'invalid_header' | 'invalid_body';
@@ -361,10 +344,10 @@ export function restate(error: unknown, message: string, outcome: Outcome): Erro
   const copy = Object.create(Object.getPrototypeOf(error) as object) as ClaimsError;
   Object.assign(copy, error);
   const hidden = { configurable: true, writable: true, enumerable: false } as const;
-  Object.defineProperty(copy, 'message', { ...hidden, value: message });
+  Object.defineProperty(copy, 'message', { ...hidden, value: boundMessage(message) });
   Object.defineProperty(copy, 'cause', { ...hidden, value: error });
   // A plain Error's stack begins with "Error": the class's name goes there.
-  const stack = (new Error(message).stack as string).replace('Error', copy.name);
+  const stack = (new Error(copy.message).stack as string).replace('Error', copy.name);
   Object.defineProperty(copy, 'stack', { ...hidden, value: stack });
   return markOutcome(copy, outcome);
 }

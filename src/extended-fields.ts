@@ -1,4 +1,6 @@
-import { quote } from './internal/quote.js';
+import { FormIndex } from './checks/form-index.js';
+import { MAX_SUGGESTION_LENGTH, SuggestionBudget } from './checks/suggest.js';
+import { excerpt, quote } from './internal/quote.js';
 import type { ExtendedFieldValue } from './schemas/incidents.js';
 import type { IncidentFieldDescriptor } from './schemas/metadata.js';
 
@@ -46,6 +48,8 @@ export interface LocatedProblem {
 
 /** At most this many allowed values are named in a `not_in_list` message. */
 const MAX_LISTED_VALUES = 10;
+/** Characters of one allowed value a `not_in_list` message shows. */
+const MAX_LISTED_CHARS = 60;
 const EXTENDED_FIELDS_TARGET = 'extendedfields';
 const Codes = ExtendedFieldProblemCodes;
 
@@ -77,24 +81,30 @@ export function checkExtendedFields(
   return locateExtendedFieldProblems(descriptors, extendedFields).map((located) => located.problem);
 }
 
-/** {@link checkExtendedFields}, keeping the array index of each problem. @internal */
+/**
+ * {@link checkExtendedFields}, keeping the array index of each problem. Give a
+ * {@link FormIndex} to check many claims against one form: its indexes are built once.
+ * @internal
+ */
 export function locateExtendedFieldProblems(
-  descriptors: readonly IncidentFieldDescriptor[],
+  form: readonly IncidentFieldDescriptor[] | FormIndex,
   extendedFields: readonly ExtendedFieldValue[],
 ): LocatedProblem[] {
-  const known = indexDescriptors(descriptors);
+  const index = form instanceof FormIndex ? form : new FormIndex(form);
+  // One budget for every suggestion of this check: 10,000 unknown identifiers cost no more.
+  const budget = new SuggestionBudget();
   const firstIndex = new Map<string, number>();
   const located: LocatedProblem[] = [];
-  extendedFields.forEach((field, index) => {
-    const add = (problem: ExtendedFieldProblem) => located.push({ index, problem });
+  extendedFields.forEach((field, position) => {
+    const add = (problem: ExtendedFieldProblem) => located.push({ index: position, problem });
+    const descriptor = index.get(field.identifier);
     const earlier = firstIndex.get(field.identifier);
-    if (earlier === undefined) firstIndex.set(field.identifier, index);
-    else add(duplicateProblem(field.identifier, known.get(field.identifier), earlier));
-    const descriptor = known.get(field.identifier);
-    if (descriptor === undefined) add(unknownProblem(field.identifier, descriptors));
-    else for (const problem of valueProblems(descriptor, field.value)) add(problem);
+    if (earlier === undefined) firstIndex.set(field.identifier, position);
+    else add(duplicateProblem(field.identifier, descriptor, earlier));
+    if (descriptor === undefined) add(unknownProblem(field.identifier, index, budget));
+    else for (const problem of valueProblems(index, descriptor, field.value)) add(problem);
   });
-  for (const descriptor of requiredExtendedFields(descriptors)) {
+  for (const descriptor of index.required(requiredExtendedFields)) {
     if (!firstIndex.has(descriptor.identifier)) {
       located.push({ index: undefined, problem: absentProblem(descriptor) });
     }
@@ -129,15 +139,6 @@ export function extendedFieldsFrom(values: Readonly<Record<string, string>>): Ex
   return Object.entries(values).map(([identifier, value]) => ({ identifier, value }));
 }
 
-/** The first descriptor per identifier: a repeated one in the metadata should not shadow it. */
-function indexDescriptors(
-  descriptors: readonly IncidentFieldDescriptor[],
-): Map<string, IncidentFieldDescriptor> {
-  const known = new Map<string, IncidentFieldDescriptor>();
-  for (const d of descriptors) if (!known.has(d.identifier)) known.set(d.identifier, d);
-  return known;
-}
-
 /**
  * `mapsTo` absent or empty means no other target is stated. The comparison ignores case:
  * a server writing `ExtendedFields` must not make every claim fail before it is sent.
@@ -152,12 +153,16 @@ function isBlank(value: string): boolean {
 }
 
 /** Problems with one value of a known field. */
-function valueProblems(descriptor: IncidentFieldDescriptor, value: string): ExtendedFieldProblem[] {
+function valueProblems(
+  form: FormIndex,
+  descriptor: IncidentFieldDescriptor,
+  value: string,
+): ExtendedFieldProblem[] {
   const identifier = descriptor.identifier;
   const label = fieldLabel(descriptor);
   if (!targetsExtendedFields(descriptor)) {
     // The value belongs elsewhere in the body, so its list and length rules are moot here.
-    const message = `${label} is not an extended field: its metadata maps it to "${descriptor.mapsTo}"; send it there instead of in extendedFields`;
+    const message = `${label} is not an extended field: its metadata maps it to ${quote(descriptor.mapsTo)}; send it there instead of in extendedFields`;
     return [{ identifier, code: Codes.WrongTarget, message }];
   }
   if (isBlank(value) && descriptor.isRequired === true) {
@@ -169,8 +174,12 @@ function valueProblems(descriptor: IncidentFieldDescriptor, value: string): Exte
   // value is left out of extendedFields, not sent empty.
   const problems: ExtendedFieldProblem[] = [];
   const list = descriptor.listSource;
-  if (list !== null && list !== undefined && !list.includes(value)) {
-    problems.push({ identifier, code: Codes.NotInList, message: notInListMessage(label, list, value) });
+  if (list !== null && list !== undefined) {
+    const entries = form.list(descriptor, list);
+    if (!entries.has(value)) {
+      const message = notInListMessage(label, list, value, entries.near(value));
+      problems.push({ identifier, code: Codes.NotInList, message });
+    }
   }
   const max = descriptor.maxLength;
   // UTF-16 units, as .NET, Java and JavaScript count a string's length (an emoji is two): the
@@ -182,15 +191,22 @@ function valueProblems(descriptor: IncidentFieldDescriptor, value: string): Exte
   return problems;
 }
 
-function notInListMessage(label: string, list: readonly string[], value: string): string {
+function notInListMessage(
+  label: string,
+  list: readonly string[],
+  value: string,
+  near: string | undefined,
+): string {
   if (list.length === 0)
     return `${label} has no allowed values (its listSource is empty); got ${quote(value)}`;
-  const shown = list.slice(0, MAX_LISTED_VALUES).join(', ');
+  const shown = list
+    .slice(0, MAX_LISTED_VALUES)
+    .map((entry) => excerpt(entry, MAX_LISTED_CHARS))
+    .join(', ');
   const rest = list.length > MAX_LISTED_VALUES ? ` … and ${list.length - MAX_LISTED_VALUES} more` : '';
-  const near = list.find((entry) => entry.trim().toLowerCase() === value.trim().toLowerCase());
   const hint =
     near !== undefined
-      ? `; did you mean "${near}"? (values must match exactly, including case)`
+      ? `; did you mean ${quote(near)}? (values must match exactly, including case)`
       : isBlank(value)
         ? '; leave the field out of extendedFields when it has no value'
         : '';
@@ -201,7 +217,7 @@ function absentProblem(descriptor: IncidentFieldDescriptor): ExtendedFieldProble
   return {
     identifier: descriptor.identifier,
     code: Codes.RequiredMissing,
-    message: `${fieldLabel(descriptor)} is required but missing (identifier "${descriptor.identifier}")`,
+    message: `${fieldLabel(descriptor)} is required but missing (identifier ${quote(descriptor.identifier)})`,
   };
 }
 
@@ -218,16 +234,17 @@ function duplicateProblem(
   };
 }
 
-function unknownProblem(
-  identifier: string,
-  descriptors: readonly IncidentFieldDescriptor[],
-): ExtendedFieldProblem {
-  const { close, nearest } = closestDescriptor(identifier, descriptors);
+function unknownProblem(identifier: string, form: FormIndex, budget: SuggestionBudget): ExtendedFieldProblem {
+  const { close, nearest, search, compared } = form.closest(identifier, budget);
   const hint = close
     ? `; did you mean ${suggestionLabel(close)}?`
-    : nearest
-      ? `; this form has no such field (the nearest is ${suggestionLabel(nearest)})`
-      : '; this form has no fields';
+    : search === 'too_long'
+      ? `; no suggestion for an identifier longer than ${MAX_SUGGESTION_LENGTH} characters`
+      : search === 'cut'
+        ? `; no close field among the ${compared} of ${form.descriptors.length} compared`
+        : nearest
+          ? `; this form has no such field (the nearest is ${suggestionLabel(nearest)})`
+          : '; this form has no fields';
   return {
     identifier,
     code: Codes.UnknownIdentifier,
@@ -235,112 +252,20 @@ function unknownProblem(
   };
 }
 
-/** How a person finds the field on screen: `"Cause of loss" (section "Incident details")`. */
+/**
+ * How a person finds the field on screen: `"Cause of loss" (section "Incident details")`. The
+ * server's words are quoted as any outside text is: cut, control characters escaped.
+ */
 function fieldLabel(descriptor: IncidentFieldDescriptor): string {
   const name = descriptor.name?.trim() ? descriptor.name : descriptor.identifier;
-  return descriptor.section?.trim() ? `"${name}" (section "${descriptor.section}")` : `"${name}"`;
+  return descriptor.section?.trim() ? `${quote(name)} (section ${quote(descriptor.section)})` : quote(name);
 }
 
 /** `"claim_form:Cause_Of_Loss" ("Cause of loss", section "Incident details")`, parts as known. */
 function suggestionLabel(descriptor: IncidentFieldDescriptor): string {
   const parts: string[] = [];
-  if (descriptor.name?.trim()) parts.push(`"${descriptor.name}"`);
-  if (descriptor.section?.trim()) parts.push(`section "${descriptor.section}"`);
-  return parts.length > 0 ? `"${descriptor.identifier}" (${parts.join(', ')})` : `"${descriptor.identifier}"`;
-}
-
-/**
- * The known field closest to a mistyped identifier, or `undefined` when none is close.
- * Compares case-insensitively both whole identifiers and the field parts after `:`, so a
- * typo in either part, a wrong form prefix, or a missing prefix is still recognised.
- * e.g. `claim_form:cause_of_los`, `clam_form:Cause_Of_Loss`, `other:Cause_Of_Loss` and
- * `Cause of loss` all suggest `claim_form:Cause_Of_Loss`.
- * Ties go to the earlier descriptor, so the answer is stable.
- */
-function closestDescriptor(
-  identifier: string,
-  descriptors: readonly IncidentFieldDescriptor[],
-): { close: IncidentFieldDescriptor | undefined; nearest: IncidentFieldDescriptor | undefined } {
-  const wanted = identifier.toLowerCase();
-  const wantedField = fieldPart(wanted);
-  let close: IncidentFieldDescriptor | undefined;
-  let closeDistance = Number.POSITIVE_INFINITY;
-  let nearest: IncidentFieldDescriptor | undefined;
-  let nearestDistance = Number.POSITIVE_INFINITY;
-  for (const descriptor of descriptors) {
-    const candidate = descriptor.identifier.toLowerCase();
-    const candidateField = fieldPart(candidate);
-    const whole = editDistance(wanted, candidate);
-    const field = editDistance(wantedField, candidateField);
-    const distance = Math.min(
-      // The field part sets the tolerance for both: a shared form prefix must not make
-      // "f:Name" close to "f:Date".
-      whole <= threshold(candidateField) ? whole : Number.POSITIVE_INFINITY,
-      field <= threshold(candidateField) ? field : Number.POSITIVE_INFINITY,
-    );
-    if (distance < closeDistance) {
-      close = descriptor;
-      closeDistance = distance;
-    }
-    const raw = Math.min(whole, field);
-    if (raw < nearestDistance) {
-      nearest = descriptor;
-      nearestDistance = raw;
-    }
-  }
-  return { close, nearest };
-}
-
-/** The part after the first `:` (identifiers have the form `<form_name>:<Field_Name>`). */
-function fieldPart(identifier: string): string {
-  // No `:` gives -1, so the slice from 0: the whole identifier.
-  return identifier.slice(identifier.indexOf(':') + 1);
-}
-
-/**
- * How many edits still count as "close": a third of the length, at least one. Short names
- * thus need a near-exact match ("Date" is not a typo of "Name"), long ones forgive more.
- * Also the tolerance of the near-typo check on request body keys (`isActve` → `isActive`).
- */
-export function threshold(target: string): number {
-  return Math.max(1, Math.floor(target.length / 3));
-}
-
-/**
- * Damerau–Levenshtein distance (optimal string alignment): insertions, deletions,
- * substitutions and swaps of two neighbours each cost one. Identifiers are short, so the
- * full table is cheap.
- */
-export function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) =>
-    Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  // Stryker disable next-line EqualityOperator: one row past the table reads 0 and writes nowhere (`at`, `setAt`), and the answer is read from inside it
-  for (let i = 1; i < rows; i++) {
-    // Stryker disable next-line EqualityOperator: one column past the table reads 0 and writes nowhere, as above
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min(at(d, i - 1, j) + 1, at(d, i, j - 1) + 1, at(d, i - 1, j - 1) + cost);
-      // A swap of two neighbours; in the first row or column `a[-1]` or `b[-1]` is undefined, so none is found.
-      if (a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        value = Math.min(value, at(d, i - 2, j - 2) + 1);
-      }
-      setAt(d, i, j, value);
-    }
-  }
-  return at(d, a.length, b.length);
-}
-
-// With noUncheckedIndexedAccess a table read is `number | undefined`; these keep the maths readable.
-function at(table: number[][], i: number, j: number): number {
-  // Stryker disable next-line OptionalChaining: every read is inside the table
-  return table[i]?.[j] ?? 0;
-}
-
-function setAt(table: number[][], i: number, j: number, value: number): void {
-  const row = table[i];
-  // Stryker disable next-line ConditionalExpression: every write is inside the table
-  if (row) row[j] = value;
+  if (descriptor.name?.trim()) parts.push(quote(descriptor.name));
+  if (descriptor.section?.trim()) parts.push(`section ${quote(descriptor.section)}`);
+  const identifier = quote(descriptor.identifier);
+  return parts.length > 0 ? `${identifier} (${parts.join(', ')})` : identifier;
 }

@@ -7,8 +7,12 @@
  * when logging is off a request pays for one property read per log point and nothing else.
  */
 
+import { redactUrl } from './internal/describe.js';
 import { envVar } from './internal/env.js';
+import { endOfString } from './internal/json.js';
+import { excerpt } from './internal/quote.js';
 import { REDACTED, redactorFor } from './internal/redact.js';
+import { isSecretName, type SecretNameTest, secretNames } from './internal/secret-names.js';
 
 /** What replaces a secret in a log line. */
 export { REDACTED };
@@ -48,14 +52,10 @@ export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'
 /** Environment variable read once, when a client is constructed. */
 export const LOG_ENV = 'CLAIMS_SDK_LOG';
 
-/** Headers whose values are secrets, by lower-case name. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
-
-/** JSON body fields whose values are secrets: a webhook's extra header may be its credential. */
-const SECRET_BODY_FIELDS = /"(headerValue)":"(?:[^"\\]|\\.)*"/g;
-
 /** Longest request body written to a debug line, in characters. */
 const MAX_LOGGED_BODY = 2_000;
+/** Longest URL written to a log line, in characters. */
+const MAX_LOGGED_URL = 2_000;
 
 export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value);
@@ -75,11 +75,14 @@ export class RequestLog {
   readonly debugOn: boolean;
   readonly infoOn: boolean;
   readonly warnOn: boolean;
+  /** Whether a header's value is a credential: the name rule plus the client's `redactHeaders`. */
+  readonly isSecretHeader: SecretNameTest;
   readonly #logger: Logger;
 
-  constructor(logger: Logger, level: LogLevel) {
+  constructor(logger: Logger, level: LogLevel, isSecretHeader: SecretNameTest = isSecretName) {
     const rank = LOG_LEVELS.indexOf(level);
     this.#logger = logger;
+    this.isSecretHeader = isSecretHeader;
     this.debugOn = rank <= 0;
     this.infoOn = rank <= 1;
     this.warnOn = rank <= 2;
@@ -129,38 +132,109 @@ export class RequestLog {
  * variable must not stop an application from starting.
  */
 export function resolveLog(
-  options: { logger?: Logger | undefined; logLevel?: LogLevel | undefined },
+  options: {
+    logger?: Logger | undefined;
+    logLevel?: LogLevel | undefined;
+    redactHeaders?: readonly string[] | undefined;
+  },
   env: Record<string, string | undefined> = { [LOG_ENV]: envVar(LOG_ENV) },
 ): RequestLog {
   const fromEnv = env[LOG_ENV]?.trim().toLowerCase();
   const level: LogLevel =
     options.logLevel ?? (isLogLevel(fromEnv) ? fromEnv : options.logger ? 'warn' : 'off');
   if (level === 'off') return RequestLog.off;
-  return new RequestLog(options.logger ?? console, level);
+  return new RequestLog(options.logger ?? console, level, secretNames(options.redactHeaders));
 }
 
 /**
- * A copy of request headers fit for a log line: the values of secret headers replaced by
- * `[REDACTED]`, and the token redacted from every other header, whatever its name.
+ * A copy of request headers fit for a log line: the values of headers whose names carry a
+ * credential (`isSecret`: by default the rule of `secret-names.ts`) replaced by `[REDACTED]`,
+ * and the token redacted from every other header, whatever its name.
  */
-export function redactHeaders(headers: Record<string, string>, token?: string): Record<string, string> {
+export function redactHeaders(
+  headers: Record<string, string>,
+  token?: string,
+  isSecret: SecretNameTest = isSecretName,
+): Record<string, string> {
   const out: Record<string, string> = {};
   const redactor = token ? redactorFor(token) : undefined;
   for (const name in headers) {
     const value = headers[name] as string;
-    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : redactor ? redactor.text(value) : value;
+    out[name] = isSecret(name) ? REDACTED : redactor ? redactor.text(value) : value;
   }
   return out;
 }
 
 /**
- * A JSON request body fit for a log line: `headerValue` replaced, any occurrence of the token
- * replaced (a caller may have pasted it into a field), and cut to 2,000 characters.
+ * A JSON request body fit for a log line: string fields whose names carry a credential (see
+ * `secret-names.ts`) and `headerValue` replaced, any occurrence of the token replaced (a caller
+ * may have pasted it into a field), and cut to 2,000 characters. One pass over the text, which
+ * stays exactly as sent otherwise.
  */
 export function redactBody(body: string, token: string): string {
-  let safe = body.replace(SECRET_BODY_FIELDS, `"$1":"${REDACTED}"`);
+  let safe = redactSecretFields(body);
   if (token) safe = redactorFor(token).text(safe);
   return safe.length > MAX_LOGGED_BODY ? `${safe.slice(0, MAX_LOGGED_BODY)}… (${safe.length} chars)` : safe;
+}
+
+const QUOTE = 0x22;
+const COLON = 0x3a;
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+/** What ends a literal value: a comma, a closing bracket or brace, or space. */
+const LITERAL_END = new Set([0x2c, 0x7d, 0x5d, 0x20, 0x09, 0x0a, 0x0d]);
+
+/** The JSON text with the string value of every secret field replaced by `"[REDACTED]"`. */
+function redactSecretFields(json: string): string {
+  let out = '';
+  let copiedTo = 0;
+  // The last string, as a key it may be (its characters between the quotes).
+  let keyFrom = -1;
+  let keyTo = -1;
+  let secretValueNext = false;
+  let i = 0;
+  while (i < json.length) {
+    const code = json.charCodeAt(i);
+    if (code === QUOTE) {
+      const end = endOfString(json, i);
+      if (secretValueNext) {
+        out += `${json.slice(copiedTo, i)}"${REDACTED}"`;
+        copiedTo = end;
+        keyFrom = -1;
+      } else [keyFrom, keyTo] = [i + 1, end - 1];
+      secretValueNext = false;
+      i = end;
+      continue;
+    }
+    if (secretValueNext && code !== OPEN_OBJECT && code !== OPEN_ARRAY && !isJsonSpace(code)) {
+      // A number, `true`, `false` or `null` given for a secret: hidden as well.
+      let end = i + 1;
+      while (end < json.length && !LITERAL_END.has(json.charCodeAt(end))) end++;
+      out += `${json.slice(copiedTo, i)}"${REDACTED}"`;
+      copiedTo = i = end;
+      secretValueNext = false;
+      continue;
+    }
+    if (code === COLON && keyFrom !== -1) {
+      const name = json.slice(keyFrom, keyTo);
+      secretValueNext = name === 'headerValue' || isSecretName(name);
+    } else if (!isJsonSpace(code)) secretValueNext = false;
+    if (!isJsonSpace(code)) keyFrom = -1;
+    i++;
+  }
+  return out + json.slice(copiedTo);
+}
+
+function isJsonSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+/**
+ * A call's URL as a log line shows it: query parameters whose names carry a credential (an API
+ * gateway's `subscription-key`, a signature) redacted, cut to 2,000 characters.
+ */
+export function logUrl(url: string): string {
+  return excerpt(redactUrl(url), MAX_LOGGED_URL);
 }
 
 /** Milliseconds since `started` (a `performance.now()` reading), rounded for reading. */
@@ -176,9 +250,9 @@ export function logAttemptStart(
   token: string,
 ): void {
   log.debug(
-    `claims-sdk: ${request.method} ${request.url} (attempt ${request.attempt})`,
+    `claims-sdk: ${request.method} ${logUrl(request.url)} (attempt ${request.attempt})`,
     {
-      headers: redactHeaders(request.headers, token),
+      headers: redactHeaders(request.headers, token, log.isSecretHeader),
       body: typeof body === 'string' ? redactBody(body, token) : body === undefined ? undefined : '[stream]',
     },
     token,
@@ -203,7 +277,7 @@ export function logAttemptEnd(
   const ms = elapsedMs(started);
   const result = typeof outcome === 'number' ? String(outcome) : `${outcome.name}: ${outcome.message}`;
   log.debug(
-    `claims-sdk: ${request.method} ${request.url} -> ${result} in ${ms} ms (attempt ${request.attempt})`,
+    `claims-sdk: ${request.method} ${logUrl(request.url)} -> ${result} in ${ms} ms (attempt ${request.attempt})`,
     { status: typeof outcome === 'number' ? outcome : undefined, attempt: request.attempt, ms },
     request.token,
   );
@@ -213,7 +287,7 @@ export function logAttemptEnd(
 export function logRetry(log: RequestLog, request: AttemptRef, delayMs: number, reason: string): void {
   const delay = Math.round(delayMs);
   log.info(
-    `claims-sdk: retrying ${request.method} ${request.url} in ${delay} ms (attempt ${request.attempt + 1}) after ${reason}`,
+    `claims-sdk: retrying ${request.method} ${logUrl(request.url)} in ${delay} ms (attempt ${request.attempt + 1}) after ${reason}`,
     { attempt: request.attempt + 1, delayMs: delay, reason },
     request.token,
   );

@@ -15,10 +15,16 @@ interface Entry {
   waiters: number;
 }
 
+/** How many forms a cache keeps at most, unless told otherwise. */
+export const DEFAULT_MAX_ENTRIES = 1_000;
+
 /**
  * Incident form descriptors per (programme, policy type, country), kept for a TTL counted
- * from when the answer arrived.
+ * from when the answer arrived, for at most `maxEntries` forms.
  *
+ * - Bounded: past `maxEntries` forms, the least recently used one is dropped (a form read
+ *   again moves to the back of the line). Expired forms are dropped each time a form is
+ *   added, so a cache of many short-lived forms holds only the live ones.
  * - Concurrent callers share one look-up.
  * - A failed look-up is dropped at once, so the next call asks again.
  * - The shared look-up does not run with any caller's `signal`: one caller's abort must not
@@ -33,11 +39,18 @@ export class MetadataCache {
    * @param ttlMs how long a successful answer is reused, in ms; `0` disables reuse (concurrent
    *   callers still share one look-up)
    * @param fetcher asks the server; called with the first caller's options and the cache's own signal
+   * @param maxEntries most forms kept (answers and look-ups in flight), at least 1
    */
   constructor(
     private readonly ttlMs: number,
     private readonly fetcher: Fetcher,
+    private readonly maxEntries: number = DEFAULT_MAX_ENTRIES,
   ) {}
+
+  /** How many forms are kept (answers and look-ups in flight). */
+  get size(): number {
+    return this.#entries.size;
+  }
 
   /** The descriptors for `query`, from the cache when fresh, else from one shared look-up. */
   get(query: IncidentFieldsQuery, options: CallOptions = {}): Promise<IncidentFieldDescriptor[]> {
@@ -46,7 +59,13 @@ export class MetadataCache {
     const normalised = normaliseQuery(query);
     const key = cacheKey(normalised);
     const hit = this.#entries.get(key);
-    const entry = hit && !isStale(hit, Date.now()) ? hit : this.#start(key, normalised, shared);
+    let entry: Entry;
+    if (hit && !isStale(hit, Date.now())) {
+      // The most recently used goes to the back: the front is the first to go when full.
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      entry = hit;
+    } else entry = this.#start(key, normalised, shared);
     return this.#wait(key, entry, signal);
   }
 
@@ -59,6 +78,8 @@ export class MetadataCache {
     const controller = new AbortController();
     const promise = this.fetcher(query, { ...options, signal: controller.signal });
     const entry: Entry = { promise, expiresAt: undefined, controller, waiters: 0 };
+    this.#entries.delete(key);
+    this.#makeRoom();
     this.#entries.set(key, entry);
     promise.then(
       () => {
@@ -98,6 +119,19 @@ export class MetadataCache {
         },
       );
     });
+  }
+
+  /**
+   * Drops every expired form, then the least recently used ones until one more fits. A look-up
+   * in flight that is dropped still answers its callers; it is just not kept.
+   */
+  #makeRoom(): void {
+    const now = Date.now();
+    for (const [key, entry] of this.#entries) if (isStale(entry, now)) this.#entries.delete(key);
+    for (const key of this.#entries.keys()) {
+      if (this.#entries.size < this.maxEntries) break;
+      this.#entries.delete(key);
+    }
   }
 
   /** Removes `entry` unless a newer look-up has already replaced it. */

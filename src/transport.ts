@@ -13,13 +13,14 @@ import type { ResponseSink } from './claims-promise.js';
 import { ClaimsResponseValidationError, ClaimsTimeoutError, ClaimsValidationError } from './errors.js';
 import { type ErrorAnswer, type ResponseSchema, readErrorAnswer, readSuccess } from './internal/answer.js';
 import { CallSignal, STOPPED } from './internal/call-signal.js';
-import { errorMessage } from './internal/error-message.js';
+import { errorMessage, providerFailure } from './internal/error-message.js';
 import { mergeHeaders } from './internal/headers.js';
 import { callOptionIssues, isSendableToken } from './internal/options.js';
 import type { WatchBody } from './internal/progress.js';
+import { excerpt } from './internal/quote.js';
 import { redactorFor } from './internal/redact.js';
 import { collectIssues, type Schema, throwIfInvalid } from './internal/validate.js';
-import { logAttemptEnd, logAttemptStart, logRetry, RequestLog } from './logger.js';
+import { logAttemptEnd, logAttemptStart, logRetry, logUrl, RequestLog } from './logger.js';
 import type { Outcome } from './outcome.js';
 import type { CallSpan, TraceCall } from './telemetry/types.js';
 import { WireFailure } from './wire/failure.js';
@@ -55,11 +56,17 @@ export interface AccessTokenContext {
    * more: a provider that caches must return a new token, not the cached one.
    */
   forceRefresh: boolean;
+  /**
+   * With `forceRefresh`: the token the API refused. A provider that shares its token among
+   * many calls refreshes only when it still holds this one (calls in flight when a token was
+   * revoked come back with 401 one by one; the first one's refresh serves them all).
+   */
+  refusedToken?: string;
 }
 
 /**
  * A token, or a function giving one; the function is asked again once after a 401, then with
- * `{ forceRefresh: true }`. A function that takes no argument works as well.
+ * `{ forceRefresh: true, refusedToken }`. A function that takes no argument works as well.
  */
 export type AccessTokenProvider = (context?: AccessTokenContext) => string | Promise<string>;
 
@@ -218,6 +225,8 @@ export class Transport {
     const wire = span ? span.wire(config.wire) : config.wire;
     // Where the call stands for the policy; made by the first attempt that fails (most never do).
     let state: CallState | undefined;
+    // The token a 401 refused: the provider is asked for another and may quote it when it fails.
+    let refusedToken: string | undefined;
     let freshConnection = false;
     // What the attempt under way may have done, for an error of a call stopped meanwhile.
     let phase: Outcome = 'not_sent';
@@ -231,9 +240,7 @@ export class Transport {
         // A static token needs no await: one promise and microtask less per request.
         const source = config.accessToken;
         token =
-          typeof source === 'string'
-            ? source
-            : await this.#token(state?.newTokenUsed === true, signal, timeoutMs, state);
+          typeof source === 'string' ? source : await this.#token(refusedToken, signal, timeoutMs, state);
         if (!shared) headers.authorization = `Bearer ${token}`;
         let wireBody: string | StreamedBody | undefined = body;
         if (spec.stream) {
@@ -341,7 +348,7 @@ export class Transport {
         if (step.next === 'fail') {
           if (step.refusedWaitMs !== undefined && log.warnOn) {
             log.warn(
-              `claims-sdk: not retrying ${method} ${url} after ${(answer as ErrorAnswer).status}: the server asked to wait ${Math.round(step.refusedWaitMs)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
+              `claims-sdk: not retrying ${method} ${logUrl(url)} after ${(answer as ErrorAnswer).status}: the server asked to wait ${Math.round(step.refusedWaitMs)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
               undefined,
               token,
             );
@@ -374,6 +381,7 @@ export class Transport {
         if (log.infoOn) logRetry(log, ref, 0, logReason);
         span?.retry(0, spanReason);
         freshConnection = step.next === 'resend_fresh';
+        if (step.next === 'resend_new_token') refusedToken = token;
       }
     } catch (error) {
       if (!signal.aborted) throw error;
@@ -417,21 +425,26 @@ export class Transport {
    * make progress) and to the deadline.
    */
   async #token(
-    refresh: boolean,
+    refused: string | undefined,
     signal: CallSignal,
     timeoutMs: number,
     state: CallState | undefined,
   ): Promise<string> {
     const source = this.#config.accessToken as AccessTokenProvider;
     const outcome = callOutcome('not_sent', state?.earlierMayHaveActed === true);
+    const refresh = refused !== undefined;
     let token: unknown;
     signal.watchIdle('the accessToken provider', timeoutMs);
     try {
-      token = await signal.race(Promise.resolve(source({ forceRefresh: refresh })));
+      token = await signal.race(
+        Promise.resolve(
+          source(refresh ? { forceRefresh: true, refusedToken: refused } : { forceRefresh: false }),
+        ),
+      );
     } catch (error) {
       // Stopped meanwhile (STOPPED): the call's catch gives its own AbortError or ClaimsTimeoutError.
       if (signal.aborted) throw error;
-      throw tokenError(`accessToken provider failed${refresh ? ' after a 401' : ''}`, error, outcome);
+      throw tokenError(providerFailure(error, refresh, refused ?? ''), error, outcome);
     } finally {
       signal.unwatchIdle();
     }
@@ -473,7 +486,7 @@ function bodyAttempt(failure: WireFailure): Attempt {
 
 /** Anything else a wire rejected with (a bug, or a user's `fetch` gone wrong): a connection failure. */
 function asFailure(error: unknown): WireFailure {
-  return new WireFailure('connection', `Connection failed: ${errorMessage(error)}`, 'maybe', error);
+  return new WireFailure('connection', `Connection failed: ${excerpt(errorMessage(error))}`, 'maybe', error);
 }
 
 /** JSON for the wire; a body JSON cannot carry (a BigInt, a cycle) is the caller's error. */
@@ -484,7 +497,7 @@ function toJson(body: unknown): string {
     throw new ClaimsValidationError([
       {
         path: '',
-        message: `cannot be sent as JSON: ${errorMessage(error)}`,
+        message: `cannot be sent as JSON: ${excerpt(errorMessage(error))}`,
       },
     ]);
   }

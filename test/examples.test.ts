@@ -41,6 +41,13 @@ describe('examples', () => {
   it('npm run demo runs every example against the sandbox and passes', async () => {
     const { code, output } = await runScript('examples/run-demo.ts', process.env, 55_000);
     expect(output).toContain('All 5 examples passed.');
+    // It opens nothing, but says where the inspector is.
+    expect(output).toMatch(
+      /^Inspector: http:\/\/127\.0\.0\.1:\d+\/_sandbox\/ {2}\(open it in a browser to watch every call\)$/m,
+    );
+    expect(output).toContain(
+      'Run `npm run demo -- --keep` to keep the sandbox and its inspector up afterwards.',
+    );
     for (const example of [
       '01-notify-incident',
       '02-event-url-attachment',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editDistance } from '../src/extended-fields.js';
+import { editDistance } from '../src/checks/suggest.js';
 import {
   checkExtendedFields,
   type ExtendedFieldProblem,

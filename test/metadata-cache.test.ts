@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MetadataCache } from '../src/metadata-cache.js';
+import { DEFAULT_MAX_ENTRIES, MetadataCache } from '../src/metadata-cache.js';
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../src/schemas/metadata.js';
 import type { CallOptions } from '../src/transport.js';
 
@@ -231,5 +231,90 @@ describe('MetadataCache', () => {
       await expect(cache.get(query)).resolves.toBe(descriptors);
       expect(fetcher).toHaveBeenCalledTimes(1);
     });
+  });
+});
+
+describe('MetadataCache: bounded by entries, expired entries dropped', () => {
+  const form = (n: number): IncidentFieldsQuery => ({ ...query, policyTypeCode: `T${n}` });
+
+  it('keeps at most maxEntries forms, dropping the least recently used first', async () => {
+    const fetcher = instantFetcher();
+    const cache = new MetadataCache(60_000, fetcher, 2);
+    await cache.get(form(1));
+    await cache.get(form(2));
+    await cache.get(form(1)); // used again: form 2 is now the least recently used
+    await cache.get(form(3));
+    expect(cache.size).toBe(2);
+    expect(fetcher).toHaveBeenCalledTimes(3);
+    await cache.get(form(1)); // kept
+    expect(fetcher).toHaveBeenCalledTimes(3);
+    await cache.get(form(2)); // dropped, so asked again (and now form 3 goes)
+    expect(fetcher).toHaveBeenCalledTimes(4);
+    await cache.get(form(1));
+    expect(fetcher).toHaveBeenCalledTimes(4);
+    await cache.get(form(3));
+    expect(fetcher).toHaveBeenCalledTimes(5);
+  });
+
+  it('holds no more than 1,000 forms by default: 2,000 distinct forms with a 1 ms TTL', async () => {
+    expect(DEFAULT_MAX_ENTRIES).toBe(1_000);
+    let now = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => now);
+    const cache = new MetadataCache(1, instantFetcher());
+    let most = 0;
+    for (let n = 0; n < 2_000; n++) {
+      await cache.get(form(n));
+      most = Math.max(most, cache.size);
+    }
+    // Every answer of this clock is still fresh (the clock stood still): the cap alone bounds it.
+    expect(most).toBe(1_000);
+    now += 2; // every form has expired
+    await cache.get(form(-1));
+    // Adding a form dropped every expired one.
+    expect(cache.size).toBe(1);
+  });
+
+  it('drops expired forms as new ones come, when far from full', async () => {
+    let now = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => now);
+    const cache = new MetadataCache(10, instantFetcher());
+    await cache.get(form(1));
+    await cache.get(form(2));
+    now += 5;
+    await cache.get(form(3));
+    expect(cache.size).toBe(3);
+    now += 5; // forms 1 and 2 expire now (an answer is stale at exactly its TTL), form 3 does not
+    await cache.get(form(4));
+    expect(cache.size).toBe(2);
+    await expect(cache.get(form(3))).resolves.toBe(descriptors);
+  });
+
+  it('a look-up dropped while in flight still answers its callers; it is just not kept', async () => {
+    const { calls, fetcher } = controlledFetcher();
+    const cache = new MetadataCache(60_000, fetcher, 1);
+    const first = cache.get(form(1));
+    const second = cache.get(form(2)); // form 1 is dropped while its look-up runs
+    expect(cache.size).toBe(1);
+    calls[0]?.resolve(descriptors);
+    calls[1]?.resolve([]);
+    await expect(first).resolves.toBe(descriptors);
+    await expect(second).resolves.toEqual([]);
+    await cache.get(form(2));
+    expect(calls).toHaveLength(2);
+    // Form 1's late answer did not evict form 2, nor come back.
+    void cache.get(form(1));
+    expect(calls).toHaveLength(3);
+  });
+
+  it('a form read again (a hit) is not asked for, and a stale hit is replaced in place', async () => {
+    let now = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => now);
+    const fetcher = instantFetcher();
+    const cache = new MetadataCache(10, fetcher, 2);
+    await cache.get(form(1));
+    now += 10;
+    await cache.get(form(1));
+    expect(fetcher).toHaveBeenCalledTimes(2);
+    expect(cache.size).toBe(1);
   });
 });

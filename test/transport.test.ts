@@ -106,7 +106,7 @@ describe('token provider', () => {
     });
     const error = await c.subscriptions.list(1).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClaimsError);
-    expect((error as Error).message).toBe('accessToken provider failed');
+    expect((error as Error).message).toBe('accessToken provider failed: Error: vault down');
     expect(((error as Error).cause as Error).message).toBe('vault down');
     expect(server.requests).toHaveLength(0);
   });

@@ -47,7 +47,7 @@ export interface ClientCredentialsOptions {
 
 /**
  * A token provider for `ClaimsClient`'s `accessToken`: asks for the token `refresh` (the
- * transport passes `{ forceRefresh: true }` once after a 401).
+ * transport passes `{ forceRefresh: true, refusedToken }` once after a 401).
  */
 export type ClientCredentialsProvider = (context?: AccessTokenContext) => Promise<string>;
 
@@ -67,8 +67,10 @@ interface CachedToken {
 
 /**
  * An OAuth 2 client-credentials token provider (RFC 6749 §4.4). The token is fetched on first
- * use and cached until shortly before it expires; concurrent calls share one request; after
- * a 401 (`forceRefresh`) a new token is fetched even if the cached one looks valid.
+ * use and cached until shortly before it expires (a token whose `expires_in` is 0 or less is
+ * used for the calls that waited for it and never cached); concurrent calls share one
+ * request; after a 401 (`forceRefresh`) a new token is fetched even if the cached one looks
+ * valid, unless the refused token (`refusedToken`) was already replaced.
  *
  * Create it once, at module level, so that a warm serverless function reuses the token
  * across invocations.
@@ -108,7 +110,12 @@ export function clientCredentials(options: ClientCredentialsOptions): ClientCred
     // Single flight: every caller that needs a new token meanwhile shares this request.
     inFlight ??= requestToken(request)
       .then((issued) => {
-        cached = toCached(issued, Date.now(), refreshAheadMs, refreshJitterMs);
+        // A token that expired on arrival (expires_in 0 or less) serves the callers that
+        // waited for it, and is never cached.
+        cached =
+          issued.expiresInMs === 0
+            ? undefined
+            : toCached(issued, Date.now(), refreshAheadMs, refreshJitterMs);
         return issued.accessToken;
       })
       .finally(() => {
@@ -120,6 +127,17 @@ export function clientCredentials(options: ClientCredentialsOptions): ClientCred
   return async function clientCredentialsToken(context?: AccessTokenContext): Promise<string> {
     const now = Date.now();
     if (context?.forceRefresh) {
+      const refused = context.refusedToken;
+      // A 401 for a token already replaced (calls in flight when it was revoked come back one
+      // by one): the newer token is the answer, not another request.
+      if (
+        refused !== undefined &&
+        cached !== undefined &&
+        cached.value !== refused &&
+        now < cached.expiresAt
+      ) {
+        return cached.value;
+      }
       // The server refused the cached token: never hand it out again. A request already in
       // flight yields a token newer than the refused one, so it is shared.
       cached = undefined;

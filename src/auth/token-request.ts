@@ -22,11 +22,19 @@ export interface TokenRequest {
 /** A token the endpoint issued. */
 export interface IssuedToken {
   accessToken: string;
-  /** Lifetime in ms from when it was received; `undefined` when the endpoint did not say. */
+  /**
+   * Lifetime in ms from when it was received; `undefined` when the endpoint did not say (or
+   * said something that is no number); 0 when it said 0 or less (good for this call only).
+   */
   expiresInMs: number | undefined;
 }
 
 const MAX_DESCRIPTION = 300;
+/**
+ * The largest token endpoint answer read, in bytes. A token response is a few KiB (a JWT
+ * with many claims a few tens); a larger answer is refused unread rather than held in memory.
+ */
+export const MAX_TOKEN_RESPONSE_BYTES = 256 * 1024;
 
 /**
  * POSTs the client-credentials grant and reads the answer. Everything that leaves here (a
@@ -48,7 +56,8 @@ export async function requestToken(request: TokenRequest): Promise<IssuedToken> 
     form.set('client_id', clientId);
     form.set('client_secret', clientSecret);
   }
-  const redact = redactor([clientSecret, formEncode(clientSecret), headers.authorization]);
+  // The whole Basic header first: what is left of it once the secret is out would still say the id.
+  const redact = redactor([headers.authorization, clientSecret, formEncode(clientSecret)]);
   const signal = AbortSignal.timeout(request.timeoutMs);
 
   let response: Response;
@@ -62,8 +71,14 @@ export async function requestToken(request: TokenRequest): Promise<IssuedToken> 
       signal,
       redirect: 'manual',
     });
-    text = await response.text();
+    text = await readCapped(response, MAX_TOKEN_RESPONSE_BYTES);
   } catch (error) {
+    if (error instanceof TooLarge) {
+      throw new TokenRequestError(
+        `Token endpoint ${tokenUrl} answered ${error.status} with more than ${MAX_TOKEN_RESPONSE_BYTES} bytes; not read`,
+        { failure: error.ok ? 'invalid_response' : 'error_response', tokenUrl, status: error.status },
+      );
+    }
     if (signal.aborted) {
       throw new TokenRequestError(`Token request to ${tokenUrl} timed out after ${request.timeoutMs} ms`, {
         failure: 'timeout',
@@ -110,10 +125,49 @@ export async function requestToken(request: TokenRequest): Promise<IssuedToken> 
   return { accessToken, expiresInMs: expiresInMs(body.expires_in) };
 }
 
-/** `expires_in` in seconds; some servers send it as a string. Anything else: unknown. */
+/**
+ * `expires_in` in seconds; some servers send it as a string. 0 or less: already expired, so
+ * good for the call that asked only (0). Anything else: unknown.
+ */
 function expiresInMs(value: unknown): number | undefined {
-  const seconds = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+  const seconds = typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return undefined;
+  return seconds > 0 ? seconds * 1000 : 0;
+}
+
+/** The answer was larger than the cap. */
+class TooLarge extends Error {
+  constructor(
+    readonly status: number,
+    readonly ok: boolean,
+  ) {
+    super('too large');
+  }
+}
+
+/** The body as text, read only up to `max` bytes: a larger one is cancelled (TooLarge). */
+async function readCapped(response: Response, max: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > max) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new TooLarge(response.status, response.ok);
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > max) {
+      await reader.cancel().catch(() => undefined);
+      throw new TooLarge(response.status, response.ok);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

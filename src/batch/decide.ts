@@ -35,6 +35,16 @@ export function decide(previous: JournalRecord | undefined, hash: string): Decis
         },
       };
     default:
+      if (previous.heldElsewhere === true && previous.state === 'sending') {
+        return {
+          send: false,
+          result: {
+            state: 'unknown',
+            note: 'taken_elsewhere',
+            error: 'another run sharing this journal is sending it',
+          },
+        };
+      }
       // `sending` (the process died with the POST in flight) or `unknown` (no usable answer).
       return {
         send: false,

@@ -1,17 +1,36 @@
 import { ClaimsError, ClaimsValidationError } from '../errors.js';
+import { echo } from './echo.js';
 
 /** Why the journal refused: see {@link JournalError}. */
-export type JournalErrorCode = 'locked' | 'corrupt' | 'io' | 'not_resolvable' | 'unknown_key' | 'closed';
+export type JournalErrorCode =
+  | 'locked'
+  | 'corrupt'
+  | 'io'
+  | 'not_found'
+  | 'not_a_file'
+  | 'read_only'
+  | 'invalid_store'
+  | 'not_resolvable'
+  | 'unknown_key'
+  | 'closed';
 
 /**
- * The submission journal refused: another run holds its lock (`locked`), a record other than
- * the last is damaged (`corrupt`), the file could not be read or written (`io`, the system's
- * error as `cause`), a key cannot be resolved in its state (`not_resolvable`,
- * `unknown_key`), or it was used after `close()` (`closed`). Nothing was sent.
+ * The submission journal refused:
+ * - `locked`: another run holds it (a single-run store);
+ * - `corrupt`: its content is not a journal's, or a record does not fit (the message names
+ *   the line or record and what is wrong); nothing in it was changed;
+ * - `io`: it could not be read or written (the system's error as `cause`, its code such as
+ *   `ENOSPC` or `EFBIG` in the message);
+ * - `not_found`: opened read-only and there is no journal there;
+ * - `not_a_file`: the path is not a regular file with one name (a symlink, a device, a hard link);
+ * - `read_only`: a write to a journal opened read-only;
+ * - `invalid_store`: a store of yours lacks what the `JournalStore` contract asks;
+ * - `not_resolvable`, `unknown_key`: a key cannot be resolved in its state;
+ * - `closed`: used after `close()`.
  */
 export class JournalError extends ClaimsError {
   override name = 'JournalError';
-  /** Why: `locked`, `corrupt`, `io`, `not_resolvable`, `unknown_key` or `closed` (see the class). */
+  /** Why: see the class. */
   readonly code: JournalErrorCode;
 
   constructor(
@@ -56,8 +75,74 @@ export class BatchInputError extends ClaimsValidationError {
   }
 }
 
-/** `line 3 (key "A-3") incident.policyCountry: must be a 2-letter country code` */
+/**
+ * `line 3 (key "A-3") incident.policyCountry: must be a 2-letter country code`: the key quoted
+ * by `echo` (bounded, control characters escaped), as is every value of the input a problem
+ * names.
+ */
 export function describeLineProblem(problem: LineProblem): string {
-  const key = problem.key === undefined ? '' : ` (key ${JSON.stringify(problem.key)})`;
+  const key = problem.key === undefined ? '' : ` (key ${echo(problem.key)})`;
   return `line ${problem.line}${key}${problem.path ? ` ${problem.path}` : ''}: ${problem.message}`;
+}
+
+/**
+ * Why a batch stopped by itself before every claim was tried:
+ * - `journal_failed`: the journal could not be written (a full disk, a file size limit, a
+ *   store that failed): no claim may leave without its `sending` record;
+ * - `unreachable`: the API could not be reached: connections failed on every attempt of a
+ *   claim, with no answer from the API in between (see docs/bulk-filing.md);
+ * - `journal_unresponsive`: the journal store did not answer within the grace after `signal`
+ *   aborted.
+ */
+export type BatchStopReason = 'journal_failed' | 'unreachable' | 'journal_unresponsive';
+
+/**
+ * A claim whose outcome this run knows but whose record the journal could not keep: its
+ * journal state stays `sending` (so it is never sent again), and this says how to resolve it
+ * without looking anything up.
+ */
+export interface UnrecordedClaim {
+  /** The claim's key. */
+  key: string;
+  /**
+   * What happened to it: `filed` (resolve it as filed, with `incidentId`), `rejected` or
+   * `not_sent` (the server did not file it: resolve it as not filed), `unknown` (no usable
+   * answer: look it up first).
+   */
+  state: 'filed' | 'rejected' | 'not_sent' | 'unknown';
+  /** For `filed`: the incident's id the server gave (`claims journal resolve --filed`). */
+  incidentId?: string;
+  /** The request id of the answer, when the server sent one. */
+  requestId?: string;
+}
+
+/**
+ * The batch stopped by itself: thrown by `fileClaims` after it yielded a result for every
+ * claim (those not tried are `not_sent`). `reason` says why in a word, `message` in a line,
+ * `cause` is the underlying error; `unrecorded` lists the claims whose final record could
+ * not be written (their journal state is `sending`, so they are never sent again), with what
+ * this run knows of each, so that resolving them needs no looking up.
+ */
+export class BatchStoppedError extends ClaimsError {
+  override name = 'BatchStoppedError';
+  /** Why: see {@link BatchStopReason}. */
+  readonly reason: BatchStopReason;
+  /** Claims whose final record could not be written, in the order they settled. */
+  readonly unrecorded: UnrecordedClaim[];
+
+  constructor(
+    reason: BatchStopReason,
+    message: string,
+    options: {
+      /** The underlying error (the store's, the connection's); kept as `cause`. */
+      cause?: unknown;
+      /** Claims whose final record could not be written. @default [] */
+      unrecorded?: UnrecordedClaim[];
+    } = {},
+  ) {
+    // ClaimsError leaves `cause` unset when it is undefined.
+    super(message, { cause: options.cause });
+    this.reason = reason;
+    this.unrecorded = options.unrecorded ?? [];
+  }
 }

@@ -1,7 +1,8 @@
+import { echo } from './echo.js';
 import { JournalError } from './errors.js';
 import { FileJournalStore } from './file-store.js';
-import type { JournalRecord, JournalState } from './record.js';
-import type { JournalStore } from './store.js';
+import { type JournalRecord, recordProblem } from './record.js';
+import type { ClaimAnswer, JournalOpenOptions, JournalStore } from './store.js';
 
 /** How a person settles a key whose claim may or may not exist. */
 export type Resolution =
@@ -16,7 +17,8 @@ export type Resolution =
 
 /**
  * The submission journal: the latest record of every key, kept in memory, over a durable
- * {@link JournalStore}. Open it with {@link Journal.open}; close it when done (it holds a lock).
+ * {@link JournalStore}. Open it with {@link Journal.open}; close it when done (a single-run
+ * store holds a lock).
  *
  * @example
  * const journal = await Journal.open('claims.jsonl.journal');
@@ -27,20 +29,35 @@ export type Resolution =
 export class Journal {
   /** Where the records are kept: the default file store, or the store you opened it with. */
   readonly store: JournalStore;
+  /** Opened with `{ readOnly: true }`: nothing can be written. */
+  readonly readOnly: boolean;
   readonly #latest = new Map<string, JournalRecord>();
   #closed = false;
 
-  private constructor(store: JournalStore) {
+  private constructor(store: JournalStore, readOnly: boolean) {
     this.store = store;
+    this.readOnly = readOnly;
   }
 
-  /** Opens (and locks) a journal: a file path for the default file store, or a store of yours. */
-  static async open(where: string | JournalStore): Promise<Journal> {
-    const store = typeof where === 'string' ? new FileJournalStore(where) : where;
-    await store.open();
-    const journal = new Journal(store);
+  /**
+   * Opens a journal: a file path for the default file store, or a store of yours. A
+   * single-run store is locked until `close()`. Every record loaded is checked: a journal
+   * whose records do not fit (a key that is not a string, a state that is not one) is refused
+   * with `JournalError` `corrupt`, naming the record, and nothing is sent.
+   * @param options `{ readOnly: true }` to only read it: nothing is written, no lock taken, and a
+   *   missing journal is refused (`not_found`) rather than created.
+   */
+  static async open(where: string | JournalStore, options: JournalOpenOptions = {}): Promise<Journal> {
+    const store = typeof where === 'string' ? new FileJournalStore(where) : checkStore(where);
+    const readOnly = options.readOnly === true;
+    await store.open(readOnly ? { readOnly } : {});
+    const journal = new Journal(store, readOnly);
     try {
-      for await (const record of store.load()) journal.#latest.set(record.key, record);
+      let index = 0;
+      for await (const record of store.load()) {
+        index++;
+        journal.#latest.set(record.key, checkLoaded(record, store.shared, index));
+      }
     } catch (error) {
       await store.close();
       throw error;
@@ -58,14 +75,18 @@ export class Journal {
     return this.#latest.values();
   }
 
-  /** Keys whose claim may exist and that are not sent again until resolved: `sending` and `unknown`. */
+  /**
+   * Keys whose claim may exist and that are not sent again until resolved: `sending` (but not
+   * another live run's, `heldElsewhere`) and `unknown`.
+   */
   needingReview(): JournalRecord[] {
-    return [...this.#latest.values()].filter((r) => r.state === 'sending' || r.state === 'unknown');
+    return [...this.#latest.values()].filter(needsReview);
   }
 
   /** Writes a record durably; it becomes its key's state once this resolves. */
   write(record: JournalRecord): Promise<void> {
-    if (this.#closed) return Promise.reject(new JournalError('closed', 'The journal is closed'));
+    const refused = this.#refusal();
+    if (refused) return Promise.reject(refused);
     // `then`, not `async`/`await`: two records a claim, one promise each fewer.
     return settle(() => this.store.append(record)).then(() => {
       this.#latest.set(record.key, record);
@@ -73,33 +94,38 @@ export class Journal {
   }
 
   /**
-   * Writes the `sending` record of a claim about to be sent. With a store shared by several
-   * machines (one that has `claim`), false when another machine took the key first.
+   * Writes a record only if its key's latest record is still the one this journal holds
+   * (the store's `claim`): the `sending` record of a claim about to be sent. Resolves to the
+   * store's answer; when it did not write (another run sharing the journal changed the key
+   * first), the key's latest record becomes the one the store gave.
    */
-  begin(record: JournalRecord): Promise<boolean> {
-    if (this.#closed) return Promise.reject(new JournalError('closed', 'The journal is closed'));
-    const claim = this.store.claim;
-    if (!claim) return this.write(record).then(() => true);
+  begin(record: JournalRecord): Promise<ClaimAnswer> {
+    const refused = this.#refusal();
+    if (refused) return Promise.reject(refused);
     const previous = this.#latest.get(record.key);
-    return settle(() => claim.call(this.store, record, previous)).then((taken) => {
-      if (taken) this.#latest.set(record.key, record);
-      return taken;
+    return settle(() => this.store.claim(record, previous)).then((answer) => {
+      const checked = checkAnswer(answer, record.key, this.store.shared);
+      this.#latest.set(record.key, checked.taken ? record : checked.latest);
+      return checked;
     });
   }
 
   /**
    * Settles a key whose claim may exist (`sending` or `unknown`) after you looked on the
    * server's side: `{ filed: incidentId }` (it exists; never sent again) or `{ notFiled: true }`
-   * (it does not; sent on the next run).
-   * @throws JournalError `unknown_key` / `not_resolvable` for a key not awaiting review.
+   * (it does not; sent on the next run). Written only if the key has not changed meanwhile.
+   * @throws JournalError `unknown_key` / `not_resolvable` for a key not awaiting review (or
+   *   another live run's claim in flight).
    */
   async resolve(key: string, resolution: Resolution): Promise<JournalRecord> {
     const previous = this.#latest.get(key);
-    if (!previous) throw new JournalError('unknown_key', `The journal has no key ${JSON.stringify(key)}`);
-    if (!REVIEWABLE.has(previous.state)) {
+    if (!previous) throw new JournalError('unknown_key', `The journal has no key ${echo(key)}`);
+    if (!needsReview(previous)) {
       throw new JournalError(
         'not_resolvable',
-        `Key ${JSON.stringify(key)} is ${previous.state}; only sending or unknown keys need resolving`,
+        previous.heldElsewhere
+          ? `Key ${echo(key)} is being sent by another run now; it cannot be resolved`
+          : `Key ${echo(key)} is ${previous.state}; only sending or unknown keys need resolving`,
       );
     }
     const base = {
@@ -112,7 +138,13 @@ export class Journal {
       'filed' in resolution
         ? { ...base, state: 'filed', incidentId: checkIncidentId(resolution.filed) }
         : { ...base, state: 'not_sent', error: 'resolved as not filed' };
-    await this.write(record);
+    const answer = await this.begin(record);
+    if (!answer.taken) {
+      throw new JournalError(
+        'not_resolvable',
+        `Key ${echo(key)} changed meanwhile (it is now ${answer.latest.state}); nothing was written`,
+      );
+    }
     return record;
   }
 
@@ -122,6 +154,66 @@ export class Journal {
     this.#closed = true;
     await this.store.close();
   }
+
+  #refusal(): JournalError | undefined {
+    if (this.#closed) return new JournalError('closed', 'The journal is closed');
+    if (this.readOnly) return new JournalError('read_only', 'The journal was opened read-only');
+    return undefined;
+  }
+}
+
+function needsReview(record: JournalRecord): boolean {
+  return record.state === 'unknown' || (record.state === 'sending' && record.heldElsewhere !== true);
+}
+
+const STORE_METHODS = ['open', 'load', 'claim', 'append', 'close'] as const;
+
+/** A store of yours must be what the contract asks: a JavaScript store written for the old one is refused, not guessed at. */
+function checkStore(store: JournalStore): JournalStore {
+  const missing: string[] = STORE_METHODS.filter(
+    (name) => typeof (store as unknown as Record<string, unknown>)?.[name] !== 'function',
+  );
+  if (typeof store?.shared !== 'boolean') missing.unshift('shared (true or false)');
+  if (missing.length > 0) {
+    throw new JournalError(
+      'invalid_store',
+      `The journal store lacks ${missing.join(', ')}: see JournalStore (a store says whether it is shared, and claim() is required)`,
+    );
+  }
+  return store;
+}
+
+/** A record from the store, checked: one that does not fit could let a filed claim be sent again. */
+function checkLoaded(record: JournalRecord, shared: boolean, index: number): JournalRecord {
+  const problem = recordProblem(record) ?? (shared ? undefined : singleRunProblem(record));
+  if (problem === undefined) return record;
+  const key =
+    typeof (record as { key?: unknown } | null)?.key === 'string' ? ` (key ${echo(record.key)})` : '';
+  throw new JournalError(
+    'corrupt',
+    `The journal's record ${index}${key} does not fit: ${problem}. Nothing was sent; the journal was not changed.`,
+  );
+}
+
+function singleRunProblem(record: JournalRecord): string | undefined {
+  return record.heldElsewhere === undefined ? undefined : 'a single-run store cannot say heldElsewhere';
+}
+
+function checkAnswer(answer: ClaimAnswer, key: string, shared: boolean): ClaimAnswer {
+  if (answer?.taken === true) return answer;
+  if (answer?.taken === false) {
+    const problem =
+      recordProblem(answer.latest) ?? (answer.latest.key === key ? undefined : "it is another key's");
+    if (problem === undefined) return { taken: false, latest: checkLoaded(answer.latest, shared, 0) };
+    throw new JournalError(
+      'invalid_store',
+      `The journal store's claim() answered a latest record that does not fit: ${problem}`,
+    );
+  }
+  throw new JournalError(
+    'invalid_store',
+    "The journal store's claim() did not answer { taken: true } or { taken: false, latest }",
+  );
 }
 
 /** A store's promise; a store of yours that throws instead of rejecting rejects here too. */
@@ -132,8 +224,6 @@ function settle<T>(call: () => Promise<T>): Promise<T> {
     return Promise.reject(error);
   }
 }
-
-const REVIEWABLE: ReadonlySet<JournalState> = new Set(['sending', 'unknown']);
 
 function checkIncidentId(incidentId: string): string {
   if (typeof incidentId !== 'string' || incidentId.trim() === '') {

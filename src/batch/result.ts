@@ -9,7 +9,9 @@ export type ClaimState = 'filed' | 'rejected' | 'unknown' | 'not_sent';
  *   not sent until resolved (`Journal.resolve`, `claims journal resolve`).
  * - `conflict`: filed earlier with a different body; not sent.
  * - `unchanged_rejection`: refused earlier and its body has not changed; not sent.
- * - `aborted`: still queued when the batch was stopped; not sent.
+ * - `aborted`: not sent because the caller stopped the batch (`signal`, Ctrl-C).
+ * - `stopped`: not sent because the batch stopped by itself (the journal could not be
+ *   written, the API could not be reached: see `BatchStoppedError`).
  * - `upload_failed`: a `{ file }` attachment could not be uploaded; the claim was not sent.
  * - `taken_elsewhere`: a shared journal says another machine took the key first.
  */
@@ -20,6 +22,7 @@ export type ClaimNote =
   | 'conflict'
   | 'unchanged_rejection'
   | 'aborted'
+  | 'stopped'
   | 'upload_failed'
   | 'taken_elsewhere';
 

@@ -3,6 +3,7 @@ import { ClaimsApiError, ClaimsConnectionError, RateLimitError } from '../errors
 import { errorMessage } from '../internal/error-message.js';
 import { outcomeOf } from '../outcome.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
+import { bounded } from './echo.js';
 import type { JournalRecord } from './record.js';
 
 /**
@@ -25,8 +26,31 @@ export async function postClaim(
  * or a connection that could not be opened.
  */
 export function isResendable(error: unknown): boolean {
-  if (error instanceof RateLimitError) return true;
+  return error instanceof RateLimitError || isConnectionFailure(error);
+}
+
+/** A connection that could not be opened (refused, DNS, TLS, connect timeout): nothing was sent. */
+export function isConnectionFailure(error: unknown): boolean {
   return error instanceof ClaimsConnectionError && outcomeOf(error) === 'not_sent';
+}
+
+/** The longest `error` text a record keeps, in characters. */
+export const MAX_RECORD_ERROR = 1_000;
+/** The longest answer body a record keeps whole as `problems`, in characters of its JSON. */
+export const MAX_PROBLEMS = 8_192;
+/** How much of a longer body is kept, in characters of its JSON. */
+const PROBLEMS_START = 2_048;
+
+/**
+ * An answer body as a record keeps it: whole up to {@link MAX_PROBLEMS} characters of JSON;
+ * a longer one as `{ truncated: true, bytes, start }` (its size and its first characters), so
+ * that 20 refusals with 1 MiB bodies do not make a 20 MiB journal and report.
+ */
+export function boundedProblems(body: unknown): unknown {
+  if (body === undefined) return undefined;
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  if (text.length <= MAX_PROBLEMS) return body;
+  return { truncated: true, bytes: Buffer.byteLength(text), start: bounded(text, PROBLEMS_START) };
 }
 
 /** The final record of a POST that failed, from what the error says the server may have done. */
@@ -34,7 +58,7 @@ export function recordOfFailure(
   error: unknown,
   base: Pick<JournalRecord, 'key' | 'bodyHash' | 'at'>,
 ): JournalRecord {
-  const message = errorMessage(error);
+  const message = bounded(errorMessage(error), MAX_RECORD_ERROR);
   const api = error instanceof ClaimsApiError ? error : undefined;
   const evidence = {
     ...(api?.requestId === undefined ? {} : { requestId: api.requestId }),
@@ -44,7 +68,13 @@ export function recordOfFailure(
   if (error instanceof RateLimitError) return { ...base, ...evidence, state: 'not_sent', error: message };
   switch (outcomeOf(error)) {
     case 'rejected':
-      return { ...base, ...evidence, state: 'rejected', problems: api?.body, error: message };
+      return {
+        ...base,
+        ...evidence,
+        state: 'rejected',
+        problems: boundedProblems(api?.body),
+        error: message,
+      };
     case 'not_sent':
       return { ...base, ...evidence, state: 'not_sent', error: message };
     default:

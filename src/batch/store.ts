@@ -1,30 +1,80 @@
 import type { JournalRecord } from './record.js';
 
+/** How a journal is opened: see {@link JournalStore.open}. */
+export interface JournalOpenOptions {
+  /**
+   * Only to read it (`claims journal list`): the store writes nothing at all (no lock, no
+   * repair, no table or file created), may be opened while runs use the journal, and refuses
+   * `append` and `claim` (`JournalError` `read_only`). A journal that does not exist is
+   * refused (`JournalError` `not_found`) rather than created.
+   * @default false
+   */
+  readOnly?: boolean;
+}
+
+/** What {@link JournalStore.claim} did. */
+export type ClaimAnswer =
+  | {
+      /** The record was written: this run holds the key. */
+      taken: true;
+    }
+  | {
+      /** Not written: the key's latest record is no longer the one given as `previous`. */
+      taken: false;
+      /** The key's latest record as it is now, which the run decides on again. */
+      latest: JournalRecord;
+    };
+
 /**
  * Where a submission journal keeps its records. The default is {@link FileJournalStore}; a
- * service can keep the journal in its own database by implementing this (see docs/bulk-filing.md,
+ * service can keep the journal in its own database by implementing this, and check its store
+ * with `journalStoreContract` from `claims-notification-sdk/batch/testing` (see docs/bulk-filing.md,
  * "Keeping the journal in your database").
+ *
+ * A store is either **single-run** (`shared: false`): `open()` takes the whole journal for
+ * one run and refuses others (`JournalError` `locked`), as the file store does; or **shared**
+ * (`shared: true`): any number of runs, on any number of machines, use it at once, and
+ * `claim` decides per key which run sends it.
  */
 export interface JournalStore {
   /**
-   * Takes the journal for this run: after it, no other run may append until `close()`.
-   * Rejects with `JournalError` (`locked`) when another run holds it.
+   * Whether runs may use this journal at the same time. `false`: `open()` excludes every other
+   * run, and a `sending` record found by `load()` was left by a run that died. `true`: each
+   * key is taken by `claim`, and the store marks `sending` records of live runs with
+   * `heldElsewhere: true`.
    */
-  open(): Promise<void>;
-  /** Every record written so far, oldest first (a key's latest record is its state). */
+  readonly shared: boolean;
+  /**
+   * Opens the journal. A single-run store takes it for this run alone, refusing with
+   * `JournalError` `locked` while another run holds it; a shared store does not exclude
+   * anyone. With `{ readOnly: true }` nothing is written (see {@link JournalOpenOptions}).
+   */
+  open(options?: JournalOpenOptions): Promise<void>;
+  /**
+   * Every record written so far, oldest first, or only the latest record of each key (a
+   * key's latest record is its state). Records come back with the fields and types they
+   * were written with: a key written as `"7001"` is loaded as the string `"7001"`.
+   */
   load(): AsyncIterable<JournalRecord>;
   /**
-   * Writes one record. Resolves only once the record is durable (it survives a crash of the
-   * process and of the machine); the runner sends a POST only after its `sending` record resolved.
+   * The per-key conditional write: writes `record` only if the key's latest record is still
+   * `previous` (`undefined`: the key has no record), atomically with that check, durably
+   * before it resolves. The runner writes each claim's `sending` record with it, and a
+   * person's resolution of a key (`Journal.resolve`) too. A shared store compares with what
+   * it holds now, so that of several runs exactly one takes a key, and gives a `sending`
+   * record written here a lease that it keeps renewing until the key's next record or
+   * `close()`. A single-run store, whose run holds the whole journal, may write at once.
+   */
+  claim(record: JournalRecord, previous: JournalRecord | undefined): Promise<ClaimAnswer>;
+  /**
+   * Writes one record of a key this run holds (a claim's result after its `sending` record).
+   * Resolves only once the record is durable: it survives a crash of the process and of the
+   * machine.
    */
   append(record: JournalRecord): Promise<void>;
   /**
-   * Optional, for a journal shared by several machines: writes the `sending` record only if
-   * the key's latest record is still `previous` (`undefined`: no record), atomically, and
-   * says whether it did. When another machine took the key first, it resolves `false` and
-   * the claim is not sent by this run.
+   * Releases the journal (a single-run store's lock; a shared store's leases stop being
+   * renewed). Appends under way settle first.
    */
-  claim?(record: JournalRecord, previous: JournalRecord | undefined): Promise<boolean>;
-  /** Releases the journal (its lock); pending appends settle first. */
   close(): Promise<void>;
 }

@@ -1,11 +1,17 @@
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { FormIndex } from '../checks/form-index.js';
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { locateExtendedFieldProblems } from '../extended-fields.js';
+import { excerpt } from '../internal/quote.js';
 import { collectIssues } from '../internal/validate.js';
 import { outcomeOf } from '../outcome.js';
+import { describeForm } from '../resources/metadata.js';
+import type { AttachmentRefInput } from '../schemas/attachments.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/metadata.js';
+import { echo } from './echo.js';
 import type { LineProblem } from './errors.js';
 
 /** One claim of a batch: your own reference and the incident to file. */
@@ -26,6 +32,29 @@ export interface ValidClaim {
   incident: IncidentCreate;
   /** 1-based line in the input (or position in the batch). */
   line: number;
+  /**
+   * With `filesRoot`: the incident with each `{ file }` path replaced by the file it names
+   * (absolute, symlinks resolved, its stored name kept), which is what is uploaded. `incident`
+   * stays as given: its hash is what the journal keeps.
+   */
+  filesResolved?: IncidentCreate;
+}
+
+/** Options of {@link validateClaims}. */
+export interface ValidateOptions {
+  /**
+   * The folder `{ file }` attachments must be in: a relative path is read from it, and a path
+   * that leads outside it (`../..`, an absolute path elsewhere, a symlink out of it) is a
+   * problem of its line. See `FileClaimsOptions.filesRoot`.
+   * @default unset: any readable path, relative to the working directory
+   */
+  filesRoot?: string;
+  /**
+   * The folder a relative `{ file }` path is read from, with `filesRoot` (the `claims` CLI:
+   * the input file's folder, while `--files-root` may name a wider one).
+   * @default filesRoot
+   */
+  filesRelativeTo?: string;
 }
 
 /** How many form look-ups run at once. */
@@ -43,8 +72,16 @@ const LOOKUP_CONCURRENCY = 4;
 export async function validateClaims(
   client: ClaimsClient,
   inputs: Iterable<unknown> | AsyncIterable<unknown>,
+  options: ValidateOptions = {},
 ): Promise<{ claims: ValidClaim[]; problems: LineProblem[] }> {
   const { IncidentCreateSchema } = await schemas();
+  const root =
+    options.filesRoot === undefined
+      ? undefined
+      : {
+          real: await realRoot(options.filesRoot),
+          base: resolve(options.filesRelativeTo ?? options.filesRoot),
+        };
   const problems: LineProblem[] = [];
   const claims: ValidClaim[] = [];
   const lineOfKey = new Map<string, number>();
@@ -69,9 +106,11 @@ export async function validateClaims(
       problem(issue.path, issue.message);
     }
     const incident = record.incident as IncidentCreate;
-    await checkFiles(incident, problem);
+    const filesResolved = await checkFiles(incident, root, problem);
     if (problems.length > before || key === undefined) continue;
-    const claim = { key, incident, line };
+    const claim: ValidClaim = filesResolved
+      ? { key, incident, line, filesResolved }
+      : { key, incident, line };
     claims.push(claim);
     if (incident.extendedFields) {
       const query = {
@@ -87,20 +126,22 @@ export async function validateClaims(
   }
   await forEachLimited([...forms.values()], LOOKUP_CONCURRENCY, async (form) => {
     const descriptors = await lookUp(client, form.query);
+    // Indexed once per form, not per claim: a listSource of 1,000,000 values is read once.
+    const fields = typeof descriptors === 'string' ? descriptors : new FormIndex(descriptors);
     for (const claim of form.claims) {
-      if (typeof descriptors === 'string') {
-        problems.push({ line: claim.line, key: claim.key, path: 'incident', message: descriptors });
+      if (typeof fields === 'string') {
+        problems.push({ line: claim.line, key: claim.key, path: 'incident', message: fields });
         continue;
       }
       for (const { index, problem } of locateExtendedFieldProblems(
-        descriptors,
+        fields,
         claim.incident.extendedFields ?? [],
       )) {
         problems.push({
           line: claim.line,
           key: claim.key,
           path: index === undefined ? 'incident.extendedFields' : `incident.extendedFields[${index}]`,
-          message: `${problem.identifier}: ${problem.message}`,
+          message: `${excerpt(problem.identifier)}: ${problem.message}`,
           code: problem.code,
         });
       }
@@ -120,29 +161,73 @@ async function lookUp(
     return await client.metadata.incidentFields(query);
   } catch (error) {
     if (outcomeOf(error) !== 'rejected') throw error;
-    return `the form of programme "${query.programmeCode}", policy type "${query.policyTypeCode}", country "${query.countryCode}" could not be looked up: ${(error as Error).message}`;
+    return `the form of ${describeForm(query)} could not be looked up: ${(error as Error).message}`;
   }
 }
 
-/** A `{ file }` given as a path must be a readable file now, not halfway through the batch. */
+/** The files root as the file system names it (symlinks resolved), so that paths compare. */
+async function realRoot(root: string): Promise<string> {
+  try {
+    return await realpath(root);
+  } catch {
+    // A root that does not exist: every path in it will be refused as unreadable.
+    return resolve(root);
+  }
+}
+
+/**
+ * A `{ file }` given as a path must be a readable file now, not halfway through the batch;
+ * with a files root, inside it. Returns the incident with the paths resolved, with a root.
+ */
 async function checkFiles(
   incident: IncidentCreate,
+  root: { real: string; base: string } | undefined,
   problem: (path: string, message: string) => void,
-): Promise<void> {
-  if (!Array.isArray(incident.attachments)) return;
+): Promise<IncidentCreate | undefined> {
+  if (!Array.isArray(incident.attachments)) return undefined;
+  let resolved: AttachmentRefInput[] | undefined;
   for (const [i, ref] of incident.attachments.entries()) {
     const file: unknown = (ref as { file?: unknown } | null)?.file;
-    const path = typeof file === 'string' ? file : (file as { path?: unknown } | undefined)?.path;
-    if (typeof path !== 'string') continue;
+    const given = typeof file === 'string' ? file : (file as { path?: unknown } | undefined)?.path;
+    if (typeof given !== 'string') continue;
+    const at = `incident.attachments[${i}].file`;
+    let path = given;
+    if (root !== undefined) {
+      const real = await realpath(resolve(root.base, given)).catch((error: NodeJS.ErrnoException) => error);
+      if (real instanceof Error) {
+        problem(at, `${echo(given)} cannot be read (${real.code})`);
+        continue;
+      }
+      if (!isInside(root.real, real)) {
+        problem(
+          at,
+          `${echo(given)} is outside the folder files are read from (${echo(root.real)}); name another with --files-root`,
+        );
+        continue;
+      }
+      path = real;
+    }
     try {
-      if (!(await stat(path)).isFile()) problem(`incident.attachments[${i}].file`, `${path} is not a file`);
+      if (!(await stat(path)).isFile()) {
+        problem(at, `${echo(given)} is not a file`);
+        continue;
+      }
     } catch (error) {
-      problem(
-        `incident.attachments[${i}].file`,
-        `${path} cannot be read (${(error as NodeJS.ErrnoException).code})`,
-      );
+      problem(at, `${echo(given)} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+      continue;
+    }
+    if (root !== undefined) {
+      resolved ??= [...incident.attachments];
+      const upload = typeof file === 'string' ? { path } : { ...(file as object), path };
+      resolved[i] = { ...ref, file: { filename: basename(given), ...upload } } as AttachmentRefInput;
     }
   }
+  return resolved ? { ...incident, attachments: resolved } : undefined;
+}
+
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
 async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {

@@ -1,3 +1,5 @@
+import { quote } from '../internal/quote.js';
+
 const SHAPE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MONTHS = [
   'January',
@@ -21,7 +23,7 @@ const MONTHS = [
  */
 export function isoDateProblem(value: string): string | undefined {
   const match = SHAPE.exec(value);
-  if (!match) return `must be a date in the form YYYY-MM-DD, got "${value}"`;
+  if (!match) return `must be a date in the form YYYY-MM-DD, got ${quote(value)}`;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   if (month < 1 || month > 12) return `is not a real date: there is no month ${match[2]}`;
   // Day 0 of the next month is the last day of this one; UTC avoids daylight-saving gaps.

@@ -1,4 +1,4 @@
-import { editDistance, threshold } from '../extended-fields.js';
+import { boundedDistance, MAX_SUGGESTION_LENGTH, type SuggestionBudget, threshold } from './suggest.js';
 
 /**
  * The keys of a request type, as a list for the near-typo check. Written as an object so
@@ -13,15 +13,22 @@ export function documentedKeys<T>(keys: Record<keyof T, true>): string[] {
  * extended field identifiers (a third of the documented key's length, case ignored), so
  * `extendedFeilds`, `isActve` and `IsActive` are caught, while a key far from every documented
  * one (`brokerReference`) is taken to be a field the spec does not show, and passed on.
+ * Bounded like every suggestion (see `suggest.ts`): a key longer than any documented one
+ * by more than its tolerance costs one comparison of lengths, a 1 MB key included.
  */
-export function nearTypoOf(key: string, documented: readonly string[]): string | undefined {
-  if (documented.includes(key)) return undefined;
+export function nearTypoOf(
+  key: string,
+  documented: readonly string[],
+  budget?: SuggestionBudget,
+): string | undefined {
+  if (key.length > MAX_SUGGESTION_LENGTH || documented.includes(key)) return undefined;
   const wanted = key.toLowerCase();
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of documented) {
-    const distance = editDistance(wanted, candidate.toLowerCase());
-    if (distance <= threshold(candidate) && distance < bestDistance) {
+    const tolerance = threshold(candidate);
+    const distance = boundedDistance(wanted, candidate.toLowerCase(), tolerance, budget);
+    if (distance <= tolerance && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
     }

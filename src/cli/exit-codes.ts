@@ -10,8 +10,10 @@ export const EXIT = {
   compatibleOnly: 3,
   /** `forms check`: the live forms could not be read (network, 401, 5xx), so nothing was compared. */
   couldNotCompare: 4,
-  /** Stopped by a second Ctrl-C while claims were in flight. */
+  /** Stopped by Ctrl-C (SIGINT): the first lets claims in flight finish and prints the summary; a second quits at once. */
   interrupted: 130,
+  /** Stopped by SIGTERM, the same way. */
+  terminated: 143,
 } as const;
 
 /** Bad usage: printed without a stack, exit code 2. */

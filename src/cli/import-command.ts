@@ -1,11 +1,14 @@
 import { writeFile } from 'node:fs/promises';
-import { describeLineProblem, type LineProblem } from '../batch/errors.js';
+import { dirname, resolve } from 'node:path';
+import { echo, plainText } from '../batch/echo.js';
+import { BatchStoppedError, describeLineProblem, type LineProblem } from '../batch/errors.js';
 import { fileClaims } from '../batch/file-claims.js';
 import type { ClaimResult } from '../batch/result.js';
 import type { ClaimInput } from '../batch/validate-claims.js';
-import { validateClaims } from '../batch/validate-claims.js';
+import { type ValidateOptions, validateClaims } from '../batch/validate-claims.js';
 import { clientFromEnv } from './client-from-env.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { checkDistinct, checkJournalPath, checkWritable } from './paths.js';
 import { progressView } from './progress.js';
 import { readBatchFile } from './read-input.js';
 
@@ -13,9 +16,16 @@ export interface ImportOptions {
   journal?: string;
   concurrency: string;
   report?: string;
+  filesRoot?: string;
   dryRun?: boolean;
   json?: boolean;
 }
+
+/** Exit codes of a run stopped by a signal (the first stops cleanly; a second quits at once). */
+const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = {
+  SIGINT: EXIT.interrupted,
+  SIGTERM: EXIT.terminated,
+};
 
 /** `claims import <file>`: returns the exit code. */
 export async function importCommand(file: string, options: ImportOptions): Promise<number> {
@@ -23,55 +33,86 @@ export async function importCommand(file: string, options: ImportOptions): Promi
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
     throw new UsageError('--concurrency must be a whole number from 1 to 256');
   }
-  const parsed = await readBatchFile(file);
   const client = clientFromEnv();
-  if (options.dryRun) return dryRun(client, parsed, options.json === true);
-  if (parsed.problems.length > 0)
-    return printProblems(parsed.problems, parsed.lines.length, options.json === true);
-
   const journal = options.journal ?? `${file}.journal`;
+  // Relative `{ file }` paths are read from the input file's folder; files must be in it, or in --files-root.
+  const filesRelativeTo = resolve(dirname(file));
+  const filesRoot = options.filesRoot === undefined ? filesRelativeTo : resolve(options.filesRoot);
+  if (!options.dryRun) {
+    await checkJournalPath(journal, false);
+    const named = [
+      { option: 'the input file', path: file },
+      { option: '--journal', path: journal },
+      ...(options.report ? [{ option: '--report', path: options.report }] : []),
+    ];
+    await checkDistinct(named);
+    if (options.report) await checkWritable(options.report, '--report');
+  }
+  const parsed = await readBatchFile(file);
+  if (options.dryRun) return dryRun(client, parsed, { filesRoot, filesRelativeTo }, options.json === true);
+  if (parsed.problems.length > 0) return printProblems(parsed.problems, parsed.count, options.json === true);
+
   const stop = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts > 1) {
+  let signalled: 'SIGINT' | 'SIGTERM' | undefined;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    if (signalled) {
       process.stderr.write(
         'claims: stopped at once; claims in flight stay `sending` in the journal, for review\n',
       );
-      process.exit(EXIT.interrupted);
+      process.exit(SIGNAL_EXIT[signal]);
     }
+    signalled = signal;
     view?.note(
       'claims: stopping: no new claims are sent; waiting for those in flight (Ctrl-C again to quit now)',
     );
     stop.abort();
   };
   let view: Awaited<ReturnType<typeof progressView>> | undefined;
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const results: ClaimResult[] = [];
+  let stopped: BatchStoppedError | undefined;
   try {
     view = await progressView(parsed.lines.length);
     const progress = view;
     for await (const result of fileClaims(client, parsed.lines as ClaimInput[], {
       journal,
       concurrency,
+      filesRoot,
+      filesRelativeTo,
       signal: stop.signal,
       onProgress: (p) => progress.update(p),
     })) {
       results.push(result);
     }
+  } catch (error) {
+    // Every result came before it: the summary and the report still say what happened.
+    if (!(error instanceof BatchStoppedError)) throw error;
+    stopped = error;
   } finally {
     view?.stop();
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
   results.sort((a, b) => a.line - b.line);
   const report = results.map(reportEntry);
-  if (options.report) await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`);
+  let reportFailed: unknown;
+  if (options.report) {
+    await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`).catch((error: unknown) => {
+      reportFailed = error;
+    });
+  }
   if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-  else printSummary(results, journal);
+  else printSummary(results, journal, signalled !== undefined);
+  if (stopped) printStop(stopped, journal);
+  if (reportFailed !== undefined) {
+    process.stderr.write(
+      `claims: the report could not be written to ${echo(options.report)} (${(reportFailed as NodeJS.ErrnoException).code ?? plainText(String(reportFailed))})\n`,
+    );
+  }
+  if (signalled) return SIGNAL_EXIT[signalled];
   const allFiled = results.every((r) => r.state === 'filed' && r.note !== 'conflict');
-  return allFiled ? EXIT.ok : EXIT.failed;
+  return allFiled && !stopped && reportFailed === undefined ? EXIT.ok : EXIT.failed;
 }
 
 /** One entry of `--report`: `{ key, state, incidentId?, error? }` plus what this run did. */
@@ -89,31 +130,70 @@ function reportEntry(r: ClaimResult): Record<string, unknown> {
   };
 }
 
-function printSummary(results: ClaimResult[], journal: string): void {
+/**
+ * The counts, then a line per claim that needs attention; claims left unsent because the
+ * batch stopped are counted, not listed (thousands of lines would say one thing).
+ */
+function printSummary(results: ClaimResult[], journal: string, interrupted: boolean): void {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const count = (state: ClaimResult['state']) => results.filter((r) => r.state === state).length;
   out(
     `claims: ${results.length} claim(s): filed ${count('filed')}, rejected ${count('rejected')}, unknown ${count('unknown')}, not sent ${count('not_sent')}`,
   );
+  let left = 0;
   for (const r of results) {
-    if (r.state === 'filed' && r.note !== 'conflict') continue;
-    out(`  line ${r.line} ${JSON.stringify(r.key)}: ${r.state} (${r.note})${r.error ? `: ${r.error}` : ''}`);
+    if (r.state === 'filed' && r.note !== 'conflict' && r.error === undefined) continue;
+    if (r.state === 'not_sent' && (r.note === 'aborted' || r.note === 'stopped')) {
+      left++;
+      continue;
+    }
+    out(`  line ${r.line} ${echo(r.key)}: ${r.state} (${r.note})${r.error ? `: ${plainText(r.error)}` : ''}`);
   }
-  if (results.some((r) => r.state === 'unknown')) {
+  if (left > 0) {
     out(
-      `  unknown claims may exist: look them up, then run: claims journal resolve --journal ${journal} <key> --filed <incidentId> | --not-filed`,
+      `  ${left} claim(s) not sent because the batch ${interrupted ? 'was stopped' : 'stopped'}: run the same command again to continue`,
     );
   }
+  if (results.some((r) => r.state === 'unknown' && r.note !== 'taken_elsewhere')) {
+    out(
+      `  unknown claims may exist: look them up, then run: claims journal resolve --journal ${plainText(journal)} <key> --filed <incidentId> | --not-filed`,
+    );
+  }
+}
+
+/** The one line that says why the batch stopped, and how to resolve what the journal could not record. */
+function printStop(error: BatchStoppedError, journal: string): void {
+  const err = (line: string) => process.stderr.write(`${line}\n`);
+  err(`claims: stopped: ${plainText(error.message)}`);
+  if (error.unrecorded.length === 0) return;
+  err(
+    `  ${error.unrecorded.length} claim(s) the journal could not record still read "sending"; once it can be written, run:`,
+  );
+  const resolve = `claims journal resolve --journal ${shellWord(journal)}`;
+  for (const { key, state, incidentId } of error.unrecorded) {
+    const word = shellWord(key);
+    if (state === 'filed') err(`    ${resolve} ${word} --filed ${shellWord(incidentId as string)}`);
+    else if (state === 'unknown')
+      err(`    (look it up first: it may exist) ${resolve} ${word} --filed <incidentId> | --not-filed`);
+    else err(`    ${resolve} ${word} --not-filed`);
+  }
+}
+
+/** A word as a POSIX shell reads it back: as it is when plain, else single-quoted. */
+function shellWord(word: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return plainText(`'${word.replaceAll("'", `'\\''`)}'`, 400);
 }
 
 async function dryRun(
   client: ReturnType<typeof clientFromEnv>,
   parsed: Awaited<ReturnType<typeof readBatchFile>>,
+  files: ValidateOptions,
   json: boolean,
 ): Promise<number> {
-  const { problems } = await validateClaims(client, parsed.lines);
+  const { problems } = await validateClaims(client, parsed.lines, files);
   const all = [...parsed.problems, ...problems].sort((a, b) => a.line - b.line);
-  return printProblems(all, parsed.lines.length + parsed.problems.length, json);
+  return printProblems(all, parsed.count, json);
 }
 
 function printProblems(problems: LineProblem[], lines: number, json: boolean): number {
@@ -122,7 +202,7 @@ function printProblems(problems: LineProblem[], lines: number, json: boolean): n
     process.stdout.write(`claims: ${lines} line(s) checked: all valid; nothing was sent\n`);
   else {
     process.stderr.write(`claims: ${problems.length} problem(s) in ${lines} line(s); nothing was sent:\n`);
-    for (const problem of problems) process.stderr.write(`  ${describeLineProblem(problem)}\n`);
+    for (const problem of problems) process.stderr.write(`  ${plainText(describeLineProblem(problem))}\n`);
   }
   return problems.length === 0 ? EXIT.ok : EXIT.usage;
 }

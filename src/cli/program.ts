@@ -11,7 +11,8 @@ import { addRotateHeader } from './webhooks-rotate.js';
 
 const HELP_FOOTER = `
 Environment: CLAIMS_BASE_URL (the API's base address) and CLAIMS_TOKEN (the bearer token).
-Exit codes: 0 done (import: every key filed); 1 something was not done; 2 bad usage or input;
+Exit codes: 0 done (import: every key filed); 1 something was not done (journal list: a key needs
+review); 2 bad usage or input; 130 stopped by Ctrl-C; 143 stopped by SIGTERM;
 forms check: 1 breaking changes, 3 compatible changes only, 4 could not compare.`;
 
 /** Runs the `claims` command line and resolves to its exit code. */
@@ -38,6 +39,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .option('--journal <path>', "the journal of each key's state (default: <file>.journal)")
     .option('--concurrency <n>', 'claims sent at once', '8')
     .option('--report <path>', 'write a JSON array, one { key, state, incidentId?, error? } per line')
+    .option('--files-root <dir>', "{ file } attachments must be in this folder (default: the input file's)")
     .option('--dry-run', 'validate every line (with extended fields against metadata); send nothing')
     .option('--json', 'print the report as JSON only')
     .action((file: string, o: Parameters<typeof importCommand>[1]) => run(() => importCommand(file, o)));

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { echo, plainText } from '../batch/echo.js';
 import type { LineProblem } from '../batch/errors.js';
 import { extendedFieldsFrom } from '../extended-fields.js';
 import { UsageError } from './exit-codes.js';
@@ -7,6 +8,8 @@ import { UsageError } from './exit-codes.js';
 export interface ParsedInput {
   lines: Array<{ line: number; key?: unknown; incident?: unknown }>;
   problems: LineProblem[];
+  /** Claim lines in the file (blank lines and the CSV header not counted), parsed or not. */
+  count: number;
 }
 
 /**
@@ -19,7 +22,9 @@ export async function readBatchFile(path: string): Promise<ParsedInput> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new UsageError(
+      `cannot read ${echo(path)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
   return path.toLowerCase().endsWith('.csv') ? parseCsv(text) : parseJsonLines(text);
 }
@@ -27,9 +32,15 @@ export async function readBatchFile(path: string): Promise<ParsedInput> {
 export function parseJsonLines(text: string): ParsedInput {
   const lines: ParsedInput['lines'] = [];
   const problems: LineProblem[] = [];
-  for (const [i, raw] of text.split('\n').entries()) {
+  let count = 0;
+  // A byte-order mark (an editor's UTF-8 with BOM) is not part of the first line.
+  for (const [i, raw] of text
+    .replace(/^\uFEFF/, '')
+    .split('\n')
+    .entries()) {
     const line = i + 1;
     if (raw.trim() === '') continue;
+    count++;
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -53,7 +64,7 @@ export function parseJsonLines(text: string): ParsedInput {
     }
     lines.push({ ...(value as object), line });
   }
-  return { lines, problems };
+  return { lines, problems, count };
 }
 
 async function parseCsv(text: string): Promise<ParsedInput> {
@@ -61,9 +72,16 @@ async function parseCsv(text: string): Promise<ParsedInput> {
   const { parse } = await import('csv-parse/sync');
   let rows: Array<{ record: Record<string, string>; info: { lines: number } }>;
   try {
-    rows = parse(text, { columns: true, skip_empty_lines: true, bom: true, trim: true, info: true });
+    rows = parse(text, {
+      columns: uniqueColumns,
+      skip_empty_lines: true,
+      bom: true,
+      trim: true,
+      info: true,
+    });
   } catch (error) {
-    throw new UsageError(`cannot parse the CSV: ${(error as Error).message}`);
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot parse the CSV: ${plainText((error as Error).message)}`);
   }
   const lines = rows.map(({ record: row, info }) => {
     const incident: Record<string, unknown> = {};
@@ -77,5 +95,15 @@ async function parseCsv(text: string): Promise<ParsedInput> {
     if (Object.keys(extended).length > 0) incident.extendedFields = extendedFieldsFrom(extended);
     return { line: info.lines, key: row.key, incident };
   });
-  return { lines, problems: [] };
+  return { lines, problems: [], count: lines.length };
+}
+
+/** The header row as column names; a column named twice is refused (which of the two would be sent?). */
+function uniqueColumns(header: string[]): string[] {
+  const seen = new Set<string>();
+  for (const name of header) {
+    if (seen.has(name)) throw new UsageError(`the CSV header names the column ${echo(name)} twice`);
+    seen.add(name);
+  }
+  return header;
 }

@@ -6,7 +6,9 @@
 import { ClaimsResponseValidationError, type ValidationIssue } from '../errors.js';
 import { WireFailure } from '../wire/failure.js';
 import type { WireResponse } from '../wire/types.js';
+import { describeUrl } from './describe.js';
 import { parseJsonLossless } from './json.js';
+import { excerpt } from './quote.js';
 import { redactorFor } from './redact.js';
 import { collectIssues, type Schema } from './validate.js';
 
@@ -63,7 +65,7 @@ export async function readSuccess<T>(
 ): Promise<T> {
   const { text: raw, truncated } = await response.text(context.maxResponseBytes);
   const text = withoutBom(raw);
-  const where = `${context.method} ${context.url}`;
+  const where = `${context.method} ${describeUrl(context.url)}`;
   const redactor = redactorFor(context.token);
   if (truncated) {
     throw new ClaimsResponseValidationError(
@@ -88,7 +90,7 @@ export async function readSuccess<T>(
     const type = response.headers()['content-type'];
     throw new ClaimsResponseValidationError(
       redactor.text(text.slice(0, EVIDENCE_CHARS)),
-      [{ path: '', message: `the body is not valid JSON${type ? ` (content-type ${type})` : ''}` }],
+      [{ path: '', message: `the body is not valid JSON${type ? ` (content-type ${excerpt(type)})` : ''}` }],
       where,
     );
   }

@@ -1,68 +1,103 @@
 /**
- * JSON parsing of answers that keeps integer ids exact.
+ * JSON parsing of answers that keeps ids exact.
  *
- * `JSON.parse` turns `9007199254740993` into `9007199254740992`: an id past 2^53 would then
- * name another record. Here an integer literal whose value is not a safe integer becomes a
- * string of its exact digits; every other value parses as `JSON.parse` gives it. Only a text
- * with a run of 16 or more digits can hold such a literal, so every other text (nearly all
- * answers) goes straight to `JSON.parse`.
+ * `JSON.parse` turns `9007199254740993` into `9007199254740992` (an id past 2^53 would then
+ * name another record) and the id `1.5e300` into `1.5e+300` (another string once written
+ * back). Here:
+ * - an integer literal anywhere whose value is not a safe integer becomes a string of its
+ *   exact digits;
+ * - a number literal that is the value of an id (a key `id`, `…Id`, `…ID` or `…_id`) and that
+ *   JavaScript would write otherwise (`1.5e300`, `1.0`, `-0`) becomes a string of exactly the
+ *   characters the server sent;
+ * every other value parses as `JSON.parse` gives it. Only a text with a run of 16 or more
+ * digits, or an id key followed by such a number, can hold either, so every other text (nearly
+ * all answers) goes straight to `JSON.parse`.
  */
 
 /** A run of digits long enough to exceed 2^53 − 1 (16 digits). */
-// Stryker disable next-line Regex: a shortcut only; quoteUnsafeIntegers changes no literal shorter than 16 digits
+// Stryker disable next-line Regex: a shortcut only; quoteInexactNumbers changes no literal shorter than 16 digits
 const LONG_DIGITS = /\d{16}/;
+/** A key ending in `d`, then a number with a fraction, an exponent or a minus zero. */
+// Stryker disable next-line Regex: a shortcut only; the scan decides which ids to keep as sent
+const ID_FLOAT = /[dD]"\s*:\s*-?\d+[.eE]|[dD]"\s*:\s*-0/;
+/** Keys whose number values are ids: `id`, `ID`, `incidentId`, `webhookID`, `incident_id`. */
+const ID_KEY = /(?:^|[a-z0-9])(?:Id|ID)$|(?:^|[_-])(?:id|ID)$/;
 
-/** Parses JSON like `JSON.parse`, but an unsafe integer becomes the string of its digits. Throws a SyntaxError like it. */
+/**
+ * Parses JSON like `JSON.parse`, but an unsafe integer becomes the string of its digits and an
+ * id JavaScript would write differently the string the server sent. Throws a SyntaxError like it.
+ */
 export function parseJsonLossless(text: string): unknown {
-  return JSON.parse(LONG_DIGITS.test(text) ? quoteUnsafeIntegers(text) : text);
+  return JSON.parse(LONG_DIGITS.test(text) || ID_FLOAT.test(text) ? quoteInexactNumbers(text) : text);
 }
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
+const COLON = 0x3a;
 
 /**
- * The text with every integer literal outside strings that is not a safe integer wrapped in
- * quotes. A text that is not JSON stays not JSON (the scan changes only number literals).
+ * The text with quotes around every integer literal outside strings that is not a safe
+ * integer, and every number literal that is an id's value and not written as JavaScript
+ * writes it. A text that is not JSON stays not JSON (the scan changes only number literals).
  */
-export function quoteUnsafeIntegers(text: string): string {
+export function quoteInexactNumbers(text: string): string {
   let out = '';
   let copiedTo = 0;
   let i = 0;
   const length = text.length;
+  // Whether the last string was an id key, and whether a number now would be its value.
+  let idKey = false;
+  let idValue = false;
   // Stryker disable next-line EqualityOperator: at `i === length` the code is NaN, which is no quote, sign or digit: one more step and out
   while (i < length) {
     const code = text.charCodeAt(i);
     if (code === QUOTE) {
-      i = endOfString(text, i);
+      const end = endOfString(text, i);
+      // The key's last three characters say whether it is an id's (a long string is not re-read).
+      idKey = ID_KEY.test(text.slice(Math.max(i + 1, end - 4), end - 1));
+      idValue = false;
+      i = end;
       continue;
     }
     if (code === MINUS || isDigit(code)) {
       const start = i;
       // The sign or first digit; past the text's end charCodeAt gives NaN, which is no digit.
       i++;
-      while (isDigit(text.charCodeAt(i))) i++;
-      const next = text.charCodeAt(i);
-      // A fraction or exponent makes it a float: JSON.parse's rounding is what a float means.
-      if (next === 0x2e || next === 0x65 || next === 0x45) {
-        while (isNumberChar(text.charCodeAt(i))) i++;
-        continue;
-      }
+      while (isNumberChar(text.charCodeAt(i))) i++;
       const literal = text.slice(start, i);
-      // Stryker disable next-line ConditionalExpression,ArithmeticOperator: the length test is a shortcut; the pattern and isSafeInteger decide alone
-      if (i - start >= 16 && /^-?(?:0|[1-9]\d*)$/.test(literal) && !Number.isSafeInteger(Number(literal))) {
+      if (mustQuote(literal, idValue)) {
         out += `${text.slice(copiedTo, start)}"${literal}"`;
         copiedTo = i;
       }
+      idKey = idValue = false;
       continue;
+    }
+    // Whitespace between a key, its colon and its value changes nothing.
+    if (!isSpace(code)) {
+      idValue = code === COLON && idKey;
+      idKey = false;
     }
     i++;
   }
   return out + text.slice(copiedTo);
 }
 
+/** Whether a number literal must stay a string: see {@link quoteInexactNumbers}. */
+function mustQuote(literal: string, isId: boolean): boolean {
+  if (!NUMBER.test(literal)) return false;
+  const value = Number(literal);
+  if (isId) return String(value) !== literal;
+  // An integer (no fraction, no exponent) that is not safe: a float means what JSON.parse makes of it.
+  return INTEGER.test(literal) && !Number.isSafeInteger(value);
+}
+
+/** A JSON number literal (the scan may find other runs in text that is not JSON). */
+const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const INTEGER = /^-?(?:0|[1-9]\d*)$/;
+
 /** Index just past the string literal opening at `start` (or the text's end when unclosed). */
-function endOfString(text: string, start: number): number {
+export function endOfString(text: string, start: number): number {
   let i = start + 1;
   // Stryker disable next-line EqualityOperator: at `i === text.length` the code is NaN: one more step, and the caller's loop ends there too
   while (i < text.length) {
@@ -80,4 +115,8 @@ function isDigit(code: number): boolean {
 
 function isNumberChar(code: number): boolean {
   return isDigit(code) || code === 0x2e || code === 0x65 || code === 0x45 || code === 0x2b || code === MINUS;
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 }

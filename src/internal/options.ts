@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '../errors.js';
+import { excerpt } from './quote.js';
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // What both undici and fetch's Headers accept in a value: no CR, LF or NUL, bytes up to 0xFF.
@@ -43,17 +44,18 @@ export function headerIssues(path: string, headers: unknown): ValidationIssue[] 
   const issues: ValidationIssue[] = [];
   for (const [name, value] of Object.entries(headers)) {
     const reserved = reservedHeader(name.toLowerCase());
-    if (!HEADER_NAME.test(name))
-      issues.push({ path: `${path}.${name}`, message: 'is not a valid HTTP header name' });
+    // The name as a path: a caller's text, cut and escaped like any in a message.
+    const at = `${path}.${excerpt(name)}`;
+    if (!HEADER_NAME.test(name)) issues.push({ path: at, message: 'is not a valid HTTP header name' });
     else if (reserved !== undefined) {
       issues.push({
-        path: `${path}.${name}`,
+        path: at,
         message: `cannot be set: it ${reserved}`,
         code: 'reserved_header',
       });
     } else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
       issues.push({
-        path: `${path}.${name}`,
+        path: at,
         message: 'must be a string without line breaks or characters beyond U+00FF',
       });
     }

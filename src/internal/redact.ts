@@ -4,11 +4,31 @@
  * A server or proxy may echo the token in any spelling: raw, URL-encoded (`%2B`, `%2b`, form
  * encoding), or JSON-escaped the way .NET and PHP do it (`\u002B` for `+`, `\/` for `/`). So
  * the token is matched by a pattern where every character may also appear as `%XX` or
- * `\uXXXX` (hex in either case) and `/`, `"`, `\` as their JSON escapes, in any mix.
+ * `\uXXXX` (hex in either case) and `/`, `"`, `\` as their JSON escapes, in any mix; and
+ * base64-encoded, alone or inside a longer encoded text (see base64-spellings.ts).
  */
+import { base64Spellings } from './base64-spellings.js';
 
 /** What replaces the token (and other secrets) in errors and log lines. */
 export const REDACTED = '[REDACTED]';
+
+/**
+ * A token this long or longer is redacted wherever it appears; a shorter one (a test token:
+ * `t`, `test`) only where it stands alone, so that it is not cut out of ordinary words
+ * (`Valida[REDACTED]ion`). No real token is that short; a random one this long is never part
+ * of a word by chance.
+ */
+export const STANDALONE_BELOW = 16;
+
+/** A character of a word: a letter, a digit or `_`, in any script. */
+const WORD = '[\\p{L}\\p{N}_]';
+/**
+ * Where a short token's occurrence may start: not right after a word character, or right after
+ * an escape (`%20`, `\u0020`, `\n`), whose last character is one but stands for a separator.
+ */
+const STANDS_ALONE_BEFORE = `(?:(?<!${WORD})|(?<=%[0-9A-Fa-f]{2}|\\\\u[0-9A-Fa-f]{4}|\\\\[bfnrt]))`;
+/** Where it may end: not right before a word character. */
+const STANDS_ALONE_AFTER = `(?!${WORD})`;
 
 /** A deep value is walked this far; below, a whole branch is replaced rather than leak. */
 const MAX_DEPTH = 32;
@@ -21,7 +41,10 @@ export class Redactor {
 
   constructor(token: string) {
     // An empty token is no secret: a pattern that never matches.
-    this.#pattern = token ? new RegExp(Array.from(token, spellings).join(''), 'g') : /(?!)/g;
+    // The token as written (in any escaping) or base64-encoded, alone or inside longer encoded text.
+    this.#pattern = token
+      ? new RegExp([tokenPattern(token), ...base64Spellings(token).map(escapeRegex)].join('|'), 'gu')
+      : /(?!)/gu;
   }
 
   /** The text with every spelling of the token replaced by `[REDACTED]`. */
@@ -121,6 +144,13 @@ export function redactorFor(token: string): Redactor {
   return redactor;
 }
 
+/** Every spelling of the token, alone when it is short (see {@link STANDALONE_BELOW}). */
+function tokenPattern(token: string): string {
+  const chars = Array.from(token);
+  const spelled = chars.map(spellings).join('');
+  return chars.length < STANDALONE_BELOW ? `${STANDS_ALONE_BEFORE}${spelled}${STANDS_ALONE_AFTER}` : spelled;
+}
+
 const UTF8 = new TextEncoder();
 
 /** Every way one character of the token may be spelled in an echo, as a regex group. */
@@ -144,6 +174,7 @@ function hexPattern(code: number, width: number): string {
   );
 }
 
+/** The character escaped for a `u` pattern (where `-` must not be escaped outside a class). */
 function escapeRegex(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }

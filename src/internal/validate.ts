@@ -1,5 +1,6 @@
 import type { $ZodErrorMap, $ZodIssue, $ZodType, ParseContext, util } from 'zod/v4/core';
 import { ClaimsValidationError, type ValidationIssue } from '../errors.js';
+import { excerpt } from './quote.js';
 
 /**
  * A zod schema, classic (`zod`) or mini (`zod/mini`, what the SDK's own schemas use): both
@@ -27,7 +28,11 @@ export function formatPath(prefix: string, path: ReadonlyArray<PropertyKey>): st
   let out = prefix;
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`;
-    else out += out ? `.${String(key)}` : String(key);
+    else {
+      // A key is a caller's (or a server's) text: cut and escaped like any in a message.
+      const name = excerpt(String(key));
+      out += out ? `.${name}` : name;
+    }
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { ClaimsValidationError, restate } from '../errors.js';
+import { excerpt } from '../internal/quote.js';
 import type { AttachmentRef, AttachmentRefInput } from '../schemas/attachments.js';
 import type { CallOptions } from '../transport.js';
 import type { UploadItem } from '../uploads/index.js';
@@ -64,7 +65,7 @@ export async function resolveAttachmentRefs(
  * own outcome (an attachment may exist on the server; the cause says so).
  */
 function notSentAfter(error: unknown, owner: string): Error {
-  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const detail = excerpt(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   return restate(
     error,
     `The ${owner} was not sent: uploading its { file } attachments failed (${detail})`,

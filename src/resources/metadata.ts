@@ -1,3 +1,4 @@
+import { cachedFormIndex } from '../checks/form-index.js';
 import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
 import {
   ClaimsApiError,
@@ -13,7 +14,7 @@ import {
 } from '../extended-fields.js';
 import { formKey } from '../form-snapshot.js';
 import { parseInput } from '../internal/parse-input.js';
-import { quote } from '../internal/quote.js';
+import { excerpt, quote } from '../internal/quote.js';
 import { MetadataCache } from '../metadata-cache.js';
 import type { ExtendedFieldValue, IncidentCreate } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
@@ -68,9 +69,18 @@ export class Metadata extends Resource {
   }
 
   /** @internal */
-  constructor(transport: Transport, cacheTtlMs: number, snapshot?: FormSnapshotSource) {
+  constructor(
+    transport: Transport,
+    cacheTtlMs: number,
+    cacheMaxEntries?: number,
+    snapshot?: FormSnapshotSource,
+  ) {
     super(transport);
-    this.#cache = new MetadataCache(cacheTtlMs, (query, options) => this.incidentFields(query, options));
+    this.#cache = new MetadataCache(
+      cacheTtlMs,
+      (query, options) => this.incidentFields(query, options),
+      cacheMaxEntries,
+    );
     this.#snapshot = snapshot;
   }
 
@@ -166,7 +176,7 @@ export class Metadata extends Resource {
       throw new ClaimsValidationError([issue], describeIssues('Cannot read the form', [issue]));
     }
     // Copies: the cached descriptors are shared by every caller and must not be changed by one.
-    return structuredClone(requiredExtendedFields(descriptors));
+    return structuredClone([...cachedFormIndex(descriptors).required(requiredExtendedFields)]);
   }
 
   /**
@@ -200,7 +210,11 @@ export class Metadata extends Resource {
       throw lookupFailed(error, describeForm(query));
     }
     if (descriptors === undefined) return [notInSnapshot('extendedFields', query)];
-    return locateExtendedFieldProblems(descriptors, incident.extendedFields ?? []).map(toIssue);
+    // The cached and the snapshot's arrays are never handed out nor changed: each form's
+    // index is built once.
+    return locateExtendedFieldProblems(cachedFormIndex(descriptors), incident.extendedFields ?? []).map(
+      toIssue,
+    );
   }
 }
 
@@ -226,7 +240,7 @@ function notInSnapshot(path: string, query: IncidentFieldsQuery): ValidationIssu
 function toIssue({ index, problem }: LocatedProblem): ValidationIssue {
   return {
     path: index === undefined ? 'extendedFields' : `extendedFields[${index}]`,
-    message: `${problem.identifier}: ${problem.message}`,
+    message: `${excerpt(problem.identifier)}: ${problem.message}`,
     code: problem.code,
   };
 }
@@ -240,7 +254,7 @@ function lookupFailed(error: unknown, form: string): Error {
   const why =
     error instanceof ClaimsApiError && error.status === 404
       ? `there is no incident form metadata for ${form} (the look-up answered 404)`
-      : `the incident form metadata for ${form} could not be read (${error instanceof ClaimsApiError ? error.status : error instanceof Error ? error.name : String(error)})`;
+      : `the incident form metadata for ${form} could not be read (${error instanceof ClaimsApiError ? error.status : error instanceof Error ? excerpt(error.name) : excerpt(String(error))})`;
   return restate(
     error,
     `Cannot check extendedFields: ${why}. The claim was not sent; the look-up's error is the cause.`,

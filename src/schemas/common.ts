@@ -48,11 +48,12 @@ export type NumericId = number | string;
 
 /**
  * A numeric id in an answer. Answers are parsed losslessly: an integer past 2^53 arrives as
- * the string of its digits, so here a digit string is as good as a number.
+ * the string of its digits, and an id JavaScript would write otherwise (`1.5e300`, `7.0`) as
+ * the string the server sent, so here such a string is as good as a number.
  */
 export const ReturnedNumericId = z.union([
   z.number(),
-  z.string().check(z.regex(/^-?\d+$/, 'must be an integer id')),
+  z.string().check(z.regex(/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$|^-?\d+$/, 'must be a numeric id')),
 ]) as z.ZodMiniType<NumericId>;
 
 /**

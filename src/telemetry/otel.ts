@@ -7,6 +7,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { Attributes, Context, Span } from '@opentelemetry/api';
 import { ClaimsApiError } from '../errors.js';
+import { redactUrl } from '../internal/describe.js';
 import { outcomeOf } from '../outcome.js';
 import { VERSION } from '../version.js';
 import type { Wire } from '../wire/types.js';
@@ -90,11 +91,9 @@ class OtelCallSpan implements CallSpan {
       span.setAttribute('error.type', errorType(error));
       const outcome = outcomeOf(error);
       if (outcome !== undefined) span.setAttribute('claims.outcome', outcome);
-      // Error messages of the SDK never hold the token (see docs/calls-and-errors.md, "Errors").
-      span.setStatus({
-        code: this.api.SpanStatusCode.ERROR,
-        message: error instanceof Error ? error.message : undefined,
-      });
+      // The error's class, never its message: a message may hold a server's words, which may
+      // echo the claim (names, dates of birth), and spans go to stores no one vetted for that.
+      span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: errorClass(error) });
     }
     span.end();
   }
@@ -103,7 +102,9 @@ class OtelCallSpan implements CallSpan {
 function urlAttributes(full: string): Attributes {
   const url = new URL(full);
   return {
-    'url.full': full,
+    // Credentials in the query (a gateway's subscription-key, a signature) redacted, as the
+    // HTTP semantic conventions ask.
+    'url.full': redactUrl(full, 'REDACTED'),
     'server.address': url.hostname.replace(/^\[|\]$/g, ''),
     'server.port': url.port ? Number(url.port) : (DEFAULT_PORTS[url.protocol] ?? 0),
   };
@@ -112,6 +113,10 @@ function urlAttributes(full: string): Attributes {
 /** The status code for an HTTP error answer (semantic conventions), else the error's class name. */
 function errorType(error: unknown): string {
   if (error instanceof ClaimsApiError) return String(error.status);
-  if (error instanceof Error) return error.name;
-  return '_OTHER';
+  return errorClass(error);
+}
+
+/** The error's class name (`NotFoundError`, `ClaimsTimeoutError`, `AbortError`), or `_OTHER`. */
+function errorClass(error: unknown): string {
+  return error instanceof Error ? error.name : '_OTHER';
 }

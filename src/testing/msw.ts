@@ -1,5 +1,10 @@
 import { ClaimsError } from '../errors.js';
-import { SandboxCore, type SandboxCoreOptions } from './core/sandbox-core.js';
+import { handleControl, isControlPath, MAX_CONTROL_BODY_BYTES } from './core/control-routes.js';
+import { MAX_FAULT_WAIT_MS } from './core/faults/fault.js';
+import { errorResponse, SandboxHttpError } from './core/http.js';
+import { pause } from './core/pause.js';
+import { payloadTooLarge, SandboxCore, type SandboxCoreOptions } from './core/sandbox-core.js';
+import type { SandboxResponse } from './core/types.js';
 
 /** Options of {@link claimsHandlers}. */
 export interface ClaimsHandlersOptions extends SandboxCoreOptions {
@@ -30,7 +35,7 @@ export type ClaimsHandlers = ReadonlyArray<ClaimsMswHandler> & {
 export const SANDBOX_MSW_BASE_URL = 'https://claims.sandbox.test';
 
 interface MswHttp {
-  all(path: string, resolver: (info: { request: Request }) => Promise<Response>): unknown;
+  all(path: RegExp, resolver: (info: { request: Request }) => Promise<Response>): unknown;
 }
 
 /**
@@ -73,16 +78,98 @@ export async function claimsHandlers(options: ClaimsHandlersOptions = {}): Promi
   const core = options.sandbox ?? new SandboxCore(options);
   const base = new URL(options.baseUrl ?? SANDBOX_MSW_BASE_URL);
   const basePath = base.pathname.replace(/\/+$/, '');
-  const handler = http.all(`${base.origin}${basePath}/*`, async ({ request }) => {
+  // A pattern rather than msw's path string: msw decodes a path string's segments, and a bad
+  // percent-encoding (`/%E0%A4%A`) would fail there instead of reaching the sandbox's own 400.
+  const under = new RegExp(`^${escapeRegExp(`${base.origin}${basePath}`)}/`);
+  const handler = http.all(under, async ({ request }) => {
     const url = new URL(request.url);
-    const answer = await core.handle({
+    const head = {
       method: request.method,
       path: url.pathname.slice(basePath.length),
       query: url.searchParams,
       headers: Object.fromEntries(request.headers),
-      body: new Uint8Array(await request.arrayBuffer()),
-    });
-    return new Response(answer.body ?? null, { status: answer.status, headers: answer.headers });
+      signal: request.signal,
+    };
+    let answer: SandboxResponse;
+    if (isControlPath(head.path)) {
+      try {
+        answer = await handleControl(core, {
+          ...head,
+          body: await readCapped(request, MAX_CONTROL_BODY_BYTES),
+        });
+      } catch (error) {
+        answer = errorResponse(
+          error instanceof SandboxHttpError
+            ? error
+            : new SandboxHttpError(400, 'bad_request', 'The request body could not be read'),
+        );
+      }
+    } else {
+      answer = await core.serve(head, (limit) => readCapped(request, limit));
+    }
+    return respond(answer, request.signal);
   });
   return Object.assign([handler as ClaimsMswHandler], { sandbox: core });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A request's body, at most `limit` bytes: past it, reading stops (413), as the sandbox's server does. */
+async function readCapped(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      // Not awaited: msw's copy of the body may never settle a cancel, and the answer must not wait on it.
+      reader.cancel().catch(() => undefined);
+      throw payloadTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The core's answer as a fetch `Response`, with what a fault asks of the connection: a network
+ * error for a reset (or, after holding, for a time-out), a body that errors mid-way, or one
+ * that trickles.
+ */
+async function respond(answer: SandboxResponse, signal: AbortSignal): Promise<Response> {
+  const network = answer.network;
+  if (network?.kind === 'reset') return Response.error();
+  if (network?.kind === 'hang') {
+    await pause(MAX_FAULT_WAIT_MS, signal, true);
+    return Response.error();
+  }
+  const init = { status: answer.status, headers: answer.headers };
+  if (network === undefined) return new Response(answer.body ?? null, init);
+  const body = Buffer.from(answer.body ?? '');
+  const headers = { ...answer.headers, 'content-length': String(body.length) };
+  let at = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (network.kind === 'truncate') {
+        if (body.length <= network.afterBytes) {
+          controller.enqueue(body);
+          controller.close();
+          return;
+        }
+        if (network.afterBytes > 0) controller.enqueue(body.subarray(0, network.afterBytes));
+        controller.error(new TypeError('terminated: the sandbox cut the answer (a fault)'));
+        return;
+      }
+      if (at > 0 && (await pause(network.everyMs, signal))) return controller.error(new TypeError('aborted'));
+      controller.enqueue(body.subarray(at, at + network.bytes));
+      at += network.bytes;
+      if (at >= body.length) controller.close();
+    },
+  });
+  return new Response(body.length === 0 ? null : stream, { ...init, headers });
 }

@@ -1,17 +1,34 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SandboxAttachment } from './core/attachments.js';
+import type { SandboxCall } from './core/calls.js';
+import { handleControl, isControlPath, MAX_CONTROL_BODY_BYTES } from './core/control-routes.js';
 import type { SandboxDelivery } from './core/deliveries.js';
+import type { SandboxChaos } from './core/faults/chaos.js';
+import type { FaultQueue } from './core/faults/fault-queue.js';
 import { errorResponse, SandboxHttpError } from './core/http.js';
 import type { SandboxIncident } from './core/incidents.js';
+import type { SandboxLimits } from './core/limits.js';
 import type { SandboxMetadata, SandboxMetadataInput } from './core/metadata-types.js';
 import { SandboxCore, type SandboxCoreOptions } from './core/sandbox-core.js';
 import type { SandboxResponse } from './core/types.js';
+import { InspectorEvents } from './node/event-stream.js';
+import { HostRule } from './node/host-rule.js';
+import { GUARD_HEADERS, refuse, serveInspector } from './node/inspector-routes.js';
+import { readBody } from './node/read-body.js';
+import { writeAnswer } from './node/write-answer.js';
 
 /** Options of {@link createSandbox}. */
 export interface SandboxOptions extends SandboxCoreOptions {
   /** Port on 127.0.0.1. @default 0 (a free port) */
   port?: number;
+  /**
+   * Host names the server answers besides `localhost`, `*.localhost` and loopback addresses
+   * (e.g. a name your tests' containers use): `'sandbox.test'` that name, `'.test'` it and
+   * every name under it; `true` any name, which turns off the protection against pages that
+   * rebind their DNS name to 127.0.0.1. @default []
+   */
+  allowedHosts?: readonly string[] | true;
 }
 
 /** A running sandbox: a local, stateful stand-in of the whole Claims Notification API. */
@@ -20,11 +37,21 @@ export interface Sandbox {
   readonly url: string;
   /** The bearer token it accepts. */
   readonly token: string;
+  /** The inspector page, `${url}/_sandbox/`: open it in a browser (no token needed) to watch every call. */
+  readonly inspectorUrl: string;
   /** The transport-independent core, e.g. to share with `claimsHandlers({ sandbox })`. */
   readonly core: SandboxCore;
+  /** Faults for the next calls: `next({ route, fault, times? })`, `clear()`, `pending`. */
+  readonly faults: FaultQueue;
+  /** Every call kept (the newest `limits.maxCalls`), oldest first: method, route, status, fault, ms, redacted headers and bodies. */
+  readonly calls: readonly SandboxCall[];
+  /** The chaos in effect (`rate`, `seed`), or `undefined`. */
+  readonly chaos: SandboxChaos | undefined;
+  /** The limits in effect. */
+  readonly limits: Readonly<SandboxLimits>;
   /** Current metadata (a copy). */
   readonly metadata: SandboxMetadata;
-  /** Every webhook delivery so far, oldest first. */
+  /** Every webhook delivery attempt kept, oldest first. */
   readonly deliveries: readonly SandboxDelivery[];
   /** Every incident, with its event log. */
   readonly incidents: readonly SandboxIncident[];
@@ -48,6 +75,14 @@ export interface Sandbox {
   incident(incidentId: string): SandboxIncident | undefined;
   /** The attachment with this id (uploaded, or linked by `url`), or `undefined`. */
   attachment(attachmentId: string): SandboxAttachment | undefined;
+  /**
+   * Sends a delivery again: the same payload (same `deliveryId`) to its webhook's url and header
+   * as they are now. Resolves to the new attempt once the receiver answered. Also
+   * `POST /_sandbox/deliveries/{deliveryId}/redeliver`.
+   */
+  redeliver(deliveryId: string): Promise<SandboxDelivery>;
+  /** Empties the sandbox (incidents, files, webhooks, deliveries, calls, faults); token and metadata stay. */
+  reset(): void;
   /** Resolves once background downloads and deliveries have finished. */
   settled(): Promise<void>;
   /** Stops the server, dropping open connections and aborting background work. */
@@ -65,12 +100,12 @@ export interface Sandbox {
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const core = new SandboxCore(options);
-  // Uploads are read whole; a few files' worth bounds a request's memory.
-  const maxBodyBytes = 4 * (options.maxAttachmentBytes ?? 25 * 1024 * 1024) + 1024 * 1024;
+  const hosts = new HostRule(options.allowedHosts);
+  const events = new InspectorEvents(core);
   const server = createServer((req, res) => {
     // serve() answers every failure itself; this is the last guard, so that no request can
     // ever become an unhandled rejection that kills the process hosting the sandbox.
-    serve(core, req, res, maxBodyBytes).catch(() => res.destroy());
+    serve(core, hosts, events, req, res).catch(() => res.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -80,11 +115,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     });
   });
   const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     token: core.token,
+    inspectorUrl: `${url}/_sandbox/`,
     core,
+    faults: core.faults,
+    get calls() {
+      return core.calls;
+    },
+    chaos: core.chaos,
+    limits: core.limits,
     get metadata() {
       return core.metadata;
     },
@@ -98,9 +141,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     createWebhook: (webhook) => core.createWebhook(webhook),
     incident: (id) => core.incident(id),
     attachment: (id) => core.attachment(id),
+    redeliver: (id) => core.redeliver(id),
+    reset: () => core.reset(),
     settled: () => core.settled(),
     close() {
       closing ??= new Promise<void>((resolve) => {
+        events.close();
         core.dispose();
         server.close(() => resolve());
         server.closeAllConnections();
@@ -110,38 +156,89 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   };
 }
 
-async function serve(core: SandboxCore, req: IncomingMessage, res: ServerResponse, maxBodyBytes: number) {
-  let answer: SandboxResponse;
+async function serve(
+  core: SandboxCore,
+  hosts: HostRule,
+  events: InspectorEvents,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  let url: URL;
   try {
-    const url = requestTarget(req.url ?? '/');
-    const body = await readBody(req, maxBodyBytes);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    answer = await core.handle({
-      method: req.method ?? 'GET',
-      path: url.pathname,
-      query: url.searchParams,
-      headers,
-      body,
-    });
+    url = requestTarget(req.url ?? '/');
   } catch (error) {
-    answer =
-      error instanceof SandboxHttpError
-        ? errorResponse(error)
-        : errorResponse(new SandboxHttpError(400, 'bad_request', 'The request body could not be read'));
+    return writeAnswer(req, res, errorResponse(error as SandboxHttpError));
   }
-  try {
-    res.writeHead(answer.status, answer.headers);
-    res.end(answer.body);
-  } catch {
-    // An answer node:http refuses to write (say, a header it finds invalid): a plain 500.
-    if (res.headersSent) return void res.destroy();
-    const failed = errorResponse(new SandboxHttpError(500, 'internal_error', 'Sandbox failure: bad answer'));
-    res.writeHead(failed.status, failed.headers);
-    res.end(failed.body);
+  const refused = hosts.refusal(method, req.headers);
+  if (refused) return refuse(res, req, refused);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
+  // Aborted when the caller goes away, so a fault's wait (and an upload's queue) stops.
+  const gone = new AbortController();
+  res.on('close', () => gone.abort());
+  const head = { method, path: url.pathname, query: url.searchParams, headers, signal: gone.signal };
+
+  if (isControlPath(url.pathname)) {
+    if (serveInspector(core, events, method, url.pathname, res)) return;
+    let answer: SandboxResponse;
+    try {
+      answer = await handleControl(core, { ...head, body: await readBody(req, MAX_CONTROL_BODY_BYTES) });
+    } catch (error) {
+      answer = errorResponse(
+        error instanceof SandboxHttpError
+          ? error
+          : new SandboxHttpError(400, 'bad_request', 'The request body could not be read'),
+      );
+    }
+    return writeAnswer(req, res, { ...answer, headers: { ...GUARD_HEADERS, ...answer.headers } });
+  }
+
+  const started = performance.now();
+  const answer = await core.serve(head, (limit) => readBody(req, limit));
+  if (req.complete || answer.network) await writeAnswer(req, res, answer, gone.signal);
+  else await answerUnread(req, res, answer);
+  core.callEnded(answer.callId, started);
+}
+
+/** How long a body the sandbox refused unread (401, 404, 413) may go on arriving. */
+const LINGER_MS = 30_000;
+
+/**
+ * Answers a call whose body was refused before it was read (401, 404, 405, 413): the answer
+ * goes out at once, while the rest of the body is discarded as it arrives (never held), and
+ * the connection closes once it has all arrived. Closing at once would reset the connection
+ * under a sender still writing, which would then see a failure instead of the answer; reusing
+ * it would race the sender's next request. A sender still writing after {@link LINGER_MS} is
+ * cut off.
+ */
+async function answerUnread(
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: SandboxResponse,
+): Promise<void> {
+  const body = Buffer.from(answer.body ?? '');
+  res.writeHead(answer.status, {
+    ...answer.headers,
+    'content-length': String(body.length),
+    connection: 'close',
+  });
+  res.write(body);
+  req.resume();
+  const ended = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), LINGER_MS);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    req.once('end', done);
+    req.once('close', done);
+  });
+  if (ended) res.end();
+  else req.socket.destroy();
 }
 
 /**
@@ -155,27 +252,4 @@ function requestTarget(target: string): URL {
   } catch {
     throw new SandboxHttpError(400, 'invalid_path', 'The request target is not a path');
   }
-}
-
-function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new SandboxHttpError(413, 'payload_too_large', `The body is larger than ${maxBytes} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-    // A sender gone mid-body: settle rather than wait for an end that never comes.
-    req.on('close', () => {
-      if (!req.complete) reject(new SandboxHttpError(400, 'bad_request', 'The request body was cut off'));
-    });
-  });
 }

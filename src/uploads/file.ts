@@ -1,6 +1,7 @@
 import type { Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { errorMessage } from '../internal/error-message.js';
+import { excerpt, quote } from '../internal/quote.js';
 
 /**
  * Files are opened read-only and, where the platform has it, non-blocking: a path swapped for a
@@ -24,7 +25,7 @@ function notRegular(stat: Stats): string | undefined {
 }
 
 function notRegularMessage(path: string, what: string): string {
-  return `${JSON.stringify(path)} is ${what}, not a regular file`;
+  return `${quote(path)} is ${what}, not a regular file`;
 }
 
 /**
@@ -54,11 +55,10 @@ export async function statFile(
     else return opened.size;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'ENOENT') problem(`no such file: ${JSON.stringify(path)}`);
-    else if (code === 'EACCES' || code === 'EPERM')
-      problem(`cannot read ${JSON.stringify(path)}: permission denied`);
+    if (code === 'ENOENT') problem(`no such file: ${quote(path)}`);
+    else if (code === 'EACCES' || code === 'EPERM') problem(`cannot read ${quote(path)}: permission denied`);
     else if (code === 'EISDIR') problem(notRegularMessage(path, 'a directory'));
-    else problem(`cannot read ${JSON.stringify(path)}: ${errorMessage(error)}`);
+    else problem(`cannot read ${quote(path)}: ${excerpt(errorMessage(error))}`);
   } finally {
     await handle?.close();
   }

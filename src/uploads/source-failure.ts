@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ClaimsError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
+import { excerpt, quote } from '../internal/quote.js';
 
 /**
  * The error for a source that failed while its upload was prepared or sent; its own error is
@@ -9,7 +10,7 @@ import { errorMessage } from '../internal/error-message.js';
  */
 export function sourceFailureError(failure: { filename: string; error: unknown }): ClaimsError {
   return new ClaimsError(
-    `Upload aborted: reading ${JSON.stringify(failure.filename)} failed: ${errorMessage(failure.error)}`,
+    `Upload aborted: reading ${quote(failure.filename)} failed: ${excerpt(errorMessage(failure.error))}`,
     { cause: failure.error, outcome: 'not_sent' },
   );
 }

@@ -9,6 +9,7 @@
  * No `node:` import here: the fetch wire runs on the edge too (Deno, Bun, workerd).
  */
 import { errorMessage } from '../internal/error-message.js';
+import { excerpt } from '../internal/quote.js';
 import { CappedText } from './capped-text.js';
 import { type Sent, stopped, WireFailure } from './failure.js';
 import type { RawHeaders, WireResponse, WireSignal } from './types.js';
@@ -141,6 +142,8 @@ export function failureOf(
   attempt.done();
   if (attempt.signal.aborted) return stopped(attempt.signal.reason);
   if (error instanceof WireFailure) return error;
+  // The platform's words may quote a server's (a parse error's bytes): cut and escaped.
+  const detail = (): string => excerpt(wording.detail(error));
   const own = (error as { code?: unknown } | undefined)?.code;
   const code = wording.codes && typeof own === 'string' ? own : undefined;
   const suffix = code === undefined ? '' : ` (${code})`;
@@ -149,14 +152,9 @@ export function failureOf(
   if (phase === 'body') {
     if (timed) return new WireFailure('body_timeout', noProgress, 'maybe', error);
     if (isDecodeError(error)) {
-      return new WireFailure(
-        'decode',
-        `the body could not be decoded: ${wording.detail(error)}${suffix}`,
-        'maybe',
-        error,
-      );
+      return new WireFailure('decode', `the body could not be decoded: ${detail()}${suffix}`, 'maybe', error);
     }
-    return new WireFailure('cut', `Connection failed: ${wording.detail(error)}${suffix}`, 'maybe', error);
+    return new WireFailure('cut', `Connection failed: ${detail()}${suffix}`, 'maybe', error);
   }
   if (timed === 'connect') {
     return new WireFailure(
@@ -172,12 +170,12 @@ export function failureOf(
     // A request the wire provably never wrote: nothing was sent, whatever the code says.
     return new WireFailure(
       'connection',
-      `Connection failed before any byte of the request was written, nothing was sent: ${wording.detail(error)}${suffix}`,
+      `Connection failed before any byte of the request was written, nothing was sent: ${detail()}${suffix}`,
       code !== undefined && DEAD_SOCKET_CODES.has(code) ? 'dead_connection' : 'not_written',
       error,
     );
   }
-  return new WireFailure('connection', `Connection failed: ${wording.detail(error)}${suffix}`, sent, error);
+  return new WireFailure('connection', `Connection failed: ${detail()}${suffix}`, sent, error);
 }
 
 /** How the node wires word failures: the platform's message and code. */

@@ -5,6 +5,7 @@
  * its decoded bytes counted against the same cap. `node:zlib` is loaded by the first encoded answer.
  */
 import type { Transform } from 'node:stream';
+import { quote } from '../internal/quote.js';
 import { type BodySource, type Decode, RAW_CAP } from './attempt.js';
 import { WireFailure } from './failure.js';
 
@@ -27,9 +28,7 @@ async function* decoded(
   }
   const unknown = encodings.find((coding) => !KNOWN.has(coding));
   if (unknown !== undefined) {
-    throw undecodable(
-      `content-encoding ${JSON.stringify(unknown)} is not one the SDK decodes (gzip, deflate, br)`,
-    );
+    throw undecodable(`content-encoding ${quote(unknown)} is not one the SDK decodes (gzip, deflate, br)`);
   }
   const [zlib, { pipeline, Readable }] = await Promise.all([import('node:zlib'), import('node:stream')]);
   const raw = counted(source, onRaw);

@@ -28,6 +28,8 @@ export interface ClaimsServer {
   answered: string[];
   metadataLookups: number;
   uploads: number;
+  /** The file names of each upload request, in order. */
+  uploadNames: string[][];
   maxInFlight: number;
   /** Decides the answer to the n-th (0-based) POST /incidents. */
   answer: (key: string, n: number) => Answer;
@@ -50,6 +52,7 @@ export async function startClaimsServer(): Promise<ClaimsServer> {
     answered: [],
     metadataLookups: 0,
     uploads: 0,
+    uploadNames: [],
     maxInFlight: 0,
     answer: defaultAnswer,
     close: () => {
@@ -72,6 +75,7 @@ export async function startClaimsServer(): Promise<ClaimsServer> {
           .toString('latin1')
           .matchAll(/filename="([^"]*)"/g),
       ];
+      state.uploadNames.push(names.map((m) => m[1] as string));
       return send(res, {
         status: 201,
         body: names.map((m, i) => ({

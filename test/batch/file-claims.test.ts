@@ -1,15 +1,24 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BatchInputError } from '../../src/batch/errors.js';
+import { BatchInputError, BatchStoppedError } from '../../src/batch/errors.js';
 import { fileClaims } from '../../src/batch/file-claims.js';
 import { Journal } from '../../src/batch/journal.js';
 import type { JournalRecord } from '../../src/batch/record.js';
 import type { BatchProgress, ClaimResult } from '../../src/batch/result.js';
-import type { JournalStore } from '../../src/batch/store.js';
+import type { ClaimAnswer, JournalStore } from '../../src/batch/store.js';
 import { ClaimsClient } from '../../src/index.js';
 import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from './claims-server.js';
+import { MemorySharedStore } from './memory-shared-store.js';
 
 let server: ClaimsServer;
 let dir: string;
@@ -236,8 +245,9 @@ describe('fileClaims', () => {
     await open.close();
   });
 
-  it('with a shared store (one that has `claim`): a key another machine took first is not sent', async () => {
+  it('with a shared store: a key another run holds is not sent (taken_elsewhere); one another run filed meanwhile is already_filed', async () => {
     class SharedStore implements JournalStore {
+      readonly shared = true;
       readonly rows = new Map<string, JournalRecord>();
       readonly claimed: [string, JournalRecord | undefined][] = [];
       async open() {}
@@ -245,11 +255,17 @@ describe('fileClaims', () => {
       async append(record: JournalRecord) {
         this.rows.set(record.key, record);
       }
-      async claim(record: JournalRecord, previous: JournalRecord | undefined) {
+      async claim(record: JournalRecord, previous: JournalRecord | undefined): Promise<ClaimAnswer> {
         this.claimed.push([record.key, previous]);
-        if (record.key === 'K2') return false; // another machine's `sending` got there first
+        // Other runs got there first: K2 is in flight there, K3 was filed there.
+        if (record.key === 'K2') {
+          return { taken: false, latest: { ...record, bodyHash: 'theirs', heldElsewhere: true } };
+        }
+        if (record.key === 'K3') {
+          return { taken: false, latest: { ...record, state: 'filed', incidentId: 'INC-there' } };
+        }
         this.rows.set(record.key, record);
-        return true;
+        return { taken: true };
       }
       async close() {}
     }
@@ -259,7 +275,12 @@ describe('fileClaims', () => {
       { journal: store },
     );
     expect(results.get('K2')).toMatchObject({ state: 'unknown', note: 'taken_elsewhere' });
-    expect(server.received.sort()).toEqual(['K1', 'K3']);
+    expect(results.get('K3')).toMatchObject({
+      state: 'filed',
+      note: 'already_filed',
+      incidentId: 'INC-there',
+    });
+    expect(server.received.sort()).toEqual(['K1']);
     expect(store.claimed.sort()).toEqual([
       ['K1', undefined],
       ['K2', undefined],
@@ -271,16 +292,27 @@ describe('fileClaims', () => {
   it('fails the batch with the error of a store of yours that throws instead of rejecting', async () => {
     const broken = new Error('disk full');
     const store: JournalStore = {
+      shared: false,
       open: async () => {},
       load: async function* () {},
-      append: (record) => {
-        if (record.state !== 'sending') throw broken;
-        return Promise.resolve();
+      claim: () => Promise.resolve({ taken: true }),
+      append: () => {
+        throw broken;
       },
       close: async () => {},
     };
-    await expect(run([claimLine('K1')], { journal: store })).rejects.toBe(broken);
+    const results: ClaimResult[] = [];
+    const error = await (async () => {
+      for await (const r of fileClaims(client, [claimLine('K1')], { journal: store })) results.push(r);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BatchStoppedError);
+    expect(error).toMatchObject({
+      reason: 'journal_failed',
+      cause: broken,
+      unrecorded: [{ key: 'K1', incidentId: 'INC-K1', requestId: 'req-K1' }],
+    });
     expect(server.received).toEqual(['K1']);
+    expect(results).toEqual([expect.objectContaining({ key: 'K1', state: 'filed', incidentId: 'INC-K1' })]);
   });
 
   it('fails the batch with the error of an onProgress that throws, once the claims in flight are recorded', async () => {
@@ -298,5 +330,181 @@ describe('fileClaims', () => {
     const open = await Journal.open(journal);
     for (const key of server.received) expect(open.get(key)?.state).toBe('filed');
     await open.close();
+  });
+});
+
+describe('bounded: what a record and a message keep of a large value', () => {
+  it("keeps a refusal's 1 MiB body as its size and first characters, in the result and the journal", async () => {
+    const huge = { message: 'refused', detail: 'x'.repeat(200 * 1024) };
+    server.answer = (key) => (key === 'K2' ? { status: 422, body: huge } : defaultAnswer(key));
+    const results = await run(keys(3).map((k) => claimLine(k)));
+    const problems = results.get('K2')?.problems as { truncated: boolean; bytes: number; start: string };
+    expect(problems).toEqual({
+      truncated: true,
+      bytes: Buffer.byteLength(JSON.stringify(huge)),
+      start: expect.stringMatching(/^\{"message":"refused","detail":"x+…$/),
+    });
+    expect(problems.start).toHaveLength(2_048);
+    expect(results.get('K2')?.error?.length).toBeLessThanOrEqual(1_000);
+    const open = await Journal.open(journal, { readOnly: true });
+    expect(open.get('K2')?.problems).toEqual(problems);
+    await open.close();
+    // A body within the bound is kept whole.
+    server.answer = (key) =>
+      key === 'K4' ? { status: 422, body: { message: 'bad', errors: ['a'] } } : defaultAnswer(key);
+    expect((await run([claimLine('K4')])).get('K4')?.problems).toEqual({ message: 'bad', errors: ['a'] });
+  });
+
+  it('quotes a 5 MB key in a problem bounded, with its control characters escaped', async () => {
+    const key = `\u001b]0;pwned\u0007${'k'.repeat(5_000_000)}`;
+    const error = await run([claimLine(key), claimLine(key)]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BatchInputError);
+    const message = (error as Error).message;
+    expect(message.length).toBeLessThan(400);
+    expect(message).toContain('(key "\\u001b]0;pwned\\u0007kkk');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must never reach a terminal
+    expect(message).not.toMatch(/[\u0000-\u001f]/);
+  });
+});
+
+describe('{ file } attachments confined to a folder (filesRoot)', () => {
+  it('refuses paths that lead outside it (../.., absolute, a symlink out), naming each line; sends nothing', async () => {
+    const root = join(dir, 'inbox');
+    mkdirSync(root);
+    writeFileSync(join(root, 'photo.jpg'), 'jpeg');
+    symlinkSync('/etc/passwd', join(root, 'innocent.jpg'));
+    const lines = [
+      claimLine('K1', { attachments: [{ file: '/etc/passwd' }] }),
+      claimLine('K2', { attachments: [{ file: '../../../../../../etc/passwd' }] }),
+      claimLine('K3', { attachments: [{ file: 'innocent.jpg' }] }),
+      claimLine('K4', { attachments: [{ file: { path: join(dir, 'outside.txt') } }] }),
+      claimLine('K5', { attachments: [{ file: 'missing.jpg' }] }),
+      claimLine('K6', { attachments: [{ file: 'photo.jpg' }] }),
+    ];
+    writeFileSync(join(dir, 'outside.txt'), 'secret');
+    const error = await run(lines, { filesRoot: root }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BatchInputError);
+    const problems = (error as BatchInputError).problems;
+    expect(problems.map((p) => [p.line, p.path, p.message])).toEqual([
+      [
+        1,
+        'incident.attachments[0].file',
+        expect.stringMatching(/^"\/etc\/passwd" is outside the folder files are read from/),
+      ],
+      [2, 'incident.attachments[0].file', expect.stringMatching(/is outside the folder files are read from/)],
+      [
+        3,
+        'incident.attachments[0].file',
+        '"innocent.jpg" is outside the folder files are read from ("' +
+          realpathSync(root) +
+          '"); name another with --files-root',
+      ],
+      [4, 'incident.attachments[0].file', expect.stringMatching(/outside\.txt" is outside the folder/)],
+      [5, 'incident.attachments[0].file', '"missing.jpg" cannot be read (ENOENT)'],
+    ]);
+    expect(server.received).toEqual([]);
+    expect(server.uploads).toBe(0);
+  });
+
+  it('reads a relative path from the folder, not the working directory, and keeps its name', async () => {
+    const root = join(dir, 'inbox');
+    mkdirSync(join(root, 'photos'), { recursive: true });
+    writeFileSync(join(root, 'photos', 'ceiling.jpg'), 'jpeg bytes');
+    symlinkSync(join(root, 'photos', 'ceiling.jpg'), join(root, 'alias.jpg'));
+    const results = await run(
+      [
+        claimLine('K1', {
+          attachments: [{ file: 'photos/ceiling.jpg', description: 'ceiling' }, { file: 'alias.jpg' }],
+        }),
+      ],
+      { filesRoot: root },
+    );
+    expect(results.get('K1')).toMatchObject({ state: 'filed' });
+    expect(server.uploads).toBe(1);
+    expect(server.uploadNames).toEqual([['ceiling.jpg', 'alias.jpg']]);
+    // The journal's hash is of the claim as given (a later run with the same line matches it).
+    const again = await run(
+      [
+        claimLine('K1', {
+          attachments: [{ file: 'photos/ceiling.jpg', description: 'ceiling' }, { file: 'alias.jpg' }],
+        }),
+      ],
+      { filesRoot: root },
+    );
+    expect(again.get('K1')).toMatchObject({ state: 'filed', note: 'already_filed' });
+  });
+
+  it('a file swapped for a symlink out of the folder after the check is not uploaded', async () => {
+    const root = join(dir, 'inbox');
+    mkdirSync(join(root, 'photos'), { recursive: true });
+    writeFileSync(join(root, 'photos', 'passwd'), 'my own file named passwd');
+    server.answer = (key) => {
+      if (key === 'K0') {
+        // While K0 is being sent (after every line was checked): the folder becomes a symlink to /etc.
+        rmSync(join(root, 'photos'), { recursive: true });
+        symlinkSync('/etc', join(root, 'photos'));
+      }
+      return defaultAnswer(key);
+    };
+    const lines = [claimLine('K0'), claimLine('K1', { attachments: [{ file: 'photos/passwd' }] })];
+    const results = new Map<string, ClaimResult>();
+    for await (const r of fileClaims(client, lines, { journal, concurrency: 1, filesRoot: root }))
+      results.set(r.key, r);
+    expect(results.get('K1')).toMatchObject({ state: 'not_sent', note: 'upload_failed' });
+    expect(results.get('K1')?.error).toMatch(/changed since it was checked/);
+    expect(server.uploads).toBe(0);
+  });
+});
+
+describe('two runs sharing one journal (a shared store)', () => {
+  it('file each claim once between them, and each reports every key', async () => {
+    const name = `shared-${Date.now()}`;
+    server.answer = (key) => ({ ...defaultAnswer(key), delayMs: 5 });
+    const lines = keys(120).map((k) => claimLine(k));
+    const runOnce = async () => {
+      const results = new Map<string, ClaimResult>();
+      for await (const r of fileClaims(client, lines, {
+        journal: new MemorySharedStore(name, 60_000),
+        concurrency: 6,
+      })) {
+        results.set(r.key, r);
+      }
+      return results;
+    };
+    const [a, b] = await Promise.all([runOnce(), runOnce()]);
+    expect(new Set(server.received).size).toBe(server.received.length);
+    expect(server.received).toHaveLength(120);
+    expect([a.size, b.size]).toEqual([120, 120]);
+    for (const key of keys(120)) {
+      const notes = [a.get(key)?.note, b.get(key)?.note].sort();
+      // One run sent it; the other found it held (in flight there) or already filed.
+      expect(
+        notes.filter((n) => n === 'sent'),
+        key,
+      ).toHaveLength(1);
+      expect(['already_filed', 'taken_elsewhere']).toContain(notes.find((n) => n !== 'sent'));
+    }
+  });
+});
+
+describe('the bearer token, echoed base64-encoded in a refusal', () => {
+  it('is in neither the journal nor the results', async () => {
+    const token = 'bearer-token-of-a-batch-run';
+    const echoing = new ClaimsClient({ baseUrl: server.url, accessToken: token });
+    server.answer = () => ({
+      status: 422,
+      body: { message: `refused for ${Buffer.from(`Bearer ${token}`).toString('base64')}`, raw: token },
+    });
+    const results: ClaimResult[] = [];
+    for await (const r of fileClaims(echoing, [claimLine('K1')], { journal })) results.push(r);
+    const text = JSON.stringify(results) + readFileSync(journal, 'utf8');
+    for (const spelling of [
+      token,
+      Buffer.from(`Bearer ${token}`).toString('base64'),
+      Buffer.from(token).toString('base64'),
+    ]) {
+      expect(text).not.toContain(spelling);
+    }
+    expect(results[0]).toMatchObject({ state: 'rejected', status: 422 });
   });
 });

@@ -159,24 +159,99 @@ describe('claims import', () => {
     expect(server.received).toEqual([]);
   });
 
-  it('Ctrl-C stops cleanly: claims in flight are recorded, queued ones reported not_sent', async () => {
-    writeBatch(keys(40).map((k) => claimLine(k)));
-    server.answer = (key) => ({ ...defaultAnswer(key), delayMs: 300 });
-    const run = startClaims(['import', input, '--concurrency', '4', '--report', report], server.url);
-    await until(() => server.received.length >= 4);
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    it(`${signal} stops cleanly (exit ${code}): claims in flight are recorded, queued ones not_sent, counted not listed`, async () => {
+      writeBatch(keys(40).map((k) => claimLine(k)));
+      server.answer = (key) => ({ ...defaultAnswer(key), delayMs: 300 });
+      const run = startClaims(['import', input, '--concurrency', '4', '--report', report], server.url);
+      await until(() => server.received.length >= 4);
+      run.child.kill(signal);
+      const result = await run.done;
+      expect(result.code).toBe(code);
+      const entries = readReport();
+      expect(entries).toHaveLength(40);
+      const sent = new Set(server.received);
+      for (const entry of entries) {
+        if (sent.has(entry.key)) expect(entry.state, entry.key).toBe('filed');
+        else expect([entry.state, entry.note], entry.key).toEqual(['not_sent', 'aborted']);
+      }
+      expect(result.stdout).toMatch(
+        /^claims: 40 claim\(s\): filed \d+, rejected 0, unknown 0, not sent \d+\n {2}\d+ claim\(s\) not sent because the batch was stopped: run the same command again to continue\n$/,
+      );
+      const listed = await runClaims(['journal', 'list', '--journal', journal, '--json'], server.url);
+      expect(JSON.parse(listed.stdout)).toEqual([]);
+      expect(listed.code).toBe(0);
+    }, 30_000);
+  }
+
+  it('a second Ctrl-C quits at once (exit 130), claims in flight left sending for review', async () => {
+    writeBatch(keys(20).map((k) => claimLine(k)));
+    let release = () => {};
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    server.answer = (key) => ({ ...defaultAnswer(key), hold });
+    const run = startClaims(['import', input, '--concurrency', '2'], server.url);
+    await until(() => server.received.length >= 2);
+    run.child.kill('SIGINT');
+    await until(() => run.stderr().includes('stopping'));
     run.child.kill('SIGINT');
     const result = await run.done;
-    expect(result.code).toBe(1);
-    const entries = readReport();
-    expect(entries).toHaveLength(40);
-    const sent = new Set(server.received);
-    for (const entry of entries) {
-      if (sent.has(entry.key)) expect(entry.state, entry.key).toBe('filed');
-      else expect([entry.state, entry.note], entry.key).toEqual(['not_sent', 'aborted']);
-    }
+    release();
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain(
+      'claims: stopped at once; claims in flight stay `sending` in the journal, for review',
+    );
     const listed = await runClaims(['journal', 'list', '--journal', journal, '--json'], server.url);
-    expect(JSON.parse(listed.stdout)).toEqual([]);
+    expect(listed.code).toBe(1);
+    expect((JSON.parse(listed.stdout) as { key: string }[]).map((r) => r.key).sort()).toEqual(
+      [...server.received].sort(),
+    );
   }, 30_000);
+
+  it('a journal that hits the file size limit (EFBIG): says why, prints the summary, writes the report, lists what to resolve', async () => {
+    // 80 claims: about 22 KiB of journal, past the 16 KiB limit; the report (about 14 KiB) fits under it.
+    writeBatch(keys(80).map((k) => claimLine(k)));
+    const run = await startClaims(
+      ['import', input, '--concurrency', '4', '--report', report],
+      server.url,
+      {},
+      16,
+    ).done;
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /\nclaims: stopped: The journal could not be written: Writing the journal .* failed: EFBIG \(file too large\)\n/,
+    );
+    expect(run.stdout).toMatch(/^claims: 80 claim\(s\): filed \d+, rejected 0, unknown 0, not sent \d+\n/);
+    const first = readReport();
+    expect(first).toHaveLength(80);
+    expect(first.filter((e) => e.state === 'filed').length).toBeGreaterThan(20);
+    const resolves = [
+      ...run.stderr.matchAll(/claims journal resolve --journal \S+ (K\d+) (--filed INC-K\d+|--not-filed)/g),
+    ];
+    // Re-run with the limit gone: nothing twice; exactly the keys listed need review, and resolving them as printed finishes the batch.
+    const again = await runClaims(['import', input, '--report', report], server.url);
+    expect(new Set(server.received).size).toBe(server.received.length);
+    const review = readReport()
+      .filter((e) => e.note === 'needs_review')
+      .map((e) => e.key);
+    expect(review.sort()).toEqual(resolves.map((m) => m[1]).sort());
+    expect(again.code).toBe(review.length === 0 ? 0 : 1);
+    for (const [, key, how] of resolves) {
+      const args = (how as string).split(' ');
+      expect(
+        (await runClaims(['journal', 'resolve', key as string, '--journal', journal, ...args], server.url))
+          .code,
+      ).toBe(0);
+    }
+    const last = await runClaims(['import', input, '--report', report], server.url);
+    expect(last.code).toBe(0);
+    expect(new Set(server.received).size).toBe(server.received.length);
+    expect(readReport().every((e) => e.state === 'filed')).toBe(true);
+  }, 60_000);
 
   it('reads a CSV batch: incident fields as columns, extended fields by identifier, lines named from the file', async () => {
     const csv = join(dir, 'claims.csv');

@@ -1,34 +1,51 @@
+import { vi } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 
+/** What a `claims` run printed, and its exit code. */
+export interface CliOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
 /**
- * Runs `claims <argv>` in this process (so mutation testing sees the code it runs), with the
- * environment given and stdout/stderr captured. One at a time: it swaps process-wide state.
+ * Runs `claims <argv>` in this process (so coverage and mutation testing see the code it runs),
+ * with the environment given (a value `undefined` removes the variable) and standard output and
+ * error captured. One at a time: it swaps process-wide state. For what needs signals or a fresh
+ * process, see run-claims.ts.
  */
 export async function claimsInProcess(
   argv: string[],
   env: Record<string, string | undefined>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const saved = { ...process.env };
-  const out = process.stdout.write;
-  const err = process.stderr.write;
-  let stdout = '';
-  let stderr = '';
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    stdout += chunk.toString();
+): Promise<CliOutput> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const capture = (into: string[]) => (chunk: unknown) => {
+    into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
     return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  }) as typeof process.stderr.write;
-  Object.assign(process.env, env);
+  };
+  const stdout = vi
+    .spyOn(process.stdout, 'write')
+    .mockImplementation(capture(out) as typeof process.stdout.write);
+  const stderr = vi
+    .spyOn(process.stderr, 'write')
+    .mockImplementation(capture(err) as typeof process.stderr.write);
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
   try {
     const code = await runCli(argv);
-    return { code, stdout, stderr };
+    return { code, stdout: out.join(''), stderr: err.join('') };
   } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-    for (const key of Object.keys(env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
+    stdout.mockRestore();
+    stderr.mockRestore();
+    vi.unstubAllEnvs();
   }
+}
+
+/** {@link claimsInProcess} against the server at `baseUrl`, with a token `cli-token`. */
+export function claimsHere(
+  args: string[],
+  baseUrl: string,
+  env: Record<string, string | undefined> = {},
+): Promise<CliOutput> {
+  return claimsInProcess(args, { CLAIMS_BASE_URL: baseUrl, CLAIMS_TOKEN: 'cli-token', ...env });
 }

@@ -5,17 +5,28 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface CliRun {
   child: ChildProcess;
+  /** What it wrote to standard error so far. */
+  stderr(): string;
   /** Resolves when the process ended. */
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
-/** Starts `claims <args>` from the source, as its own process, with the server's address and a token. */
+/**
+ * Starts `claims <args>` from the source, as its own process, with the server's address and a
+ * token. `fileSizeLimitKib`: under `ulimit -f` (a write past it fails with EFBIG).
+ */
 export function startClaims(
   args: string[],
   baseUrl: string,
   env: Record<string, string | undefined> = {},
+  fileSizeLimitKib?: number,
 ): CliRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const command = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', ...args];
+  const [file, argv] =
+    fileSizeLimitKib === undefined
+      ? [command[0] as string, command.slice(1)]
+      : ['bash', ['-c', `ulimit -f ${fileSizeLimitKib} && exec "$@"`, 'claims', ...command]];
+  const child = spawn(file, argv, {
     cwd: ROOT,
     env: { ...process.env, CLAIMS_BASE_URL: baseUrl, CLAIMS_TOKEN: 'cli-token', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -40,7 +51,7 @@ export function startClaims(
       resolve({ code, signal, stdout, stderr });
     }),
   );
-  return { child, done };
+  return { child, done, stderr: () => stderr };
 }
 
 export function runClaims(args: string[], baseUrl: string, env: Record<string, string | undefined> = {}) {

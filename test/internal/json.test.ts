@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimsClient, ClaimsValidationError } from '../../src/index.js';
-import { parseJsonLossless, quoteUnsafeIntegers } from '../../src/internal/json.js';
+import { parseJsonLossless, quoteInexactNumbers } from '../../src/internal/json.js';
 import { type FaultServer, httpFaultServer, TOKEN, WIRES } from '../faults/fault-server.js';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -45,7 +45,7 @@ describe('parseJsonLossless', () => {
     for (const text of ['{"a":0012345678901234567}', '{"a":1234567890123456789', 'x12345678901234567890']) {
       expect(() => parseJsonLossless(text)).toThrow(SyntaxError);
     }
-    expect(quoteUnsafeIntegers('{"a":"\\"9007199254740993"}')).toBe('{"a":"\\"9007199254740993"}');
+    expect(quoteInexactNumbers('{"a":"\\"9007199254740993"}')).toBe('{"a":"\\"9007199254740993"}');
   });
 });
 

@@ -122,9 +122,9 @@ describe('Redactor', () => {
 
   it('redacts strings, keys and numbers of a parsed value, and leaves the rest alone', () => {
     const numeric = new Redactor('123456789012');
-    expect(numeric.value({ a: 123456789012, b: [1, 'x123456789012'], '123456789012': true })).toEqual({
+    expect(numeric.value({ a: 123456789012, b: [1, 'x:123456789012'], '123456789012': true })).toEqual({
       a: REDACTED,
-      b: [1, `x${REDACTED}`],
+      b: [1, `x:${REDACTED}`],
       [REDACTED]: true,
     });
     expect(redactor.value({ a: 'fine', b: null, c: [true, 2] })).toEqual({

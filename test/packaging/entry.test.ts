@@ -156,6 +156,10 @@ describe('the main entry', () => {
         name,
       ).toEqual([]);
       expect(code, name).not.toMatch(/\bcreateSandbox\b|\bclaimsHandlers\b/);
+      // Nor the sandbox's inspector page, its feed or its faults.
+      expect(code, name).not.toMatch(
+        /Claims sandbox inspector|\/_sandbox\/|EventSource|text\/event-stream|injected_fault|playwright/,
+      );
     }
   });
 });

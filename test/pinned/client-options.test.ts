@@ -24,21 +24,82 @@ const BASE_URL_MESSAGE =
 
 describe('options refused, each with what to give instead', () => {
   it.each([
-    ['a relative baseUrl', { baseUrl: '/api' }, 'baseUrl', BASE_URL_MESSAGE],
-    ['an ftp baseUrl', { baseUrl: 'ftp://claims.example.com' }, 'baseUrl', BASE_URL_MESSAGE],
+    ['a relative baseUrl', { baseUrl: '/api' }, 'baseUrl', `${BASE_URL_MESSAGE}; got "/api"`],
+    [
+      'an ftp baseUrl',
+      { baseUrl: 'ftp://claims.example.com' },
+      'baseUrl',
+      `${BASE_URL_MESSAGE}; got "ftp://claims.example.com"`,
+    ],
     [
       'a baseUrl with a query',
       { baseUrl: 'https://claims.example.com/api?k=1' },
       'baseUrl',
-      BASE_URL_MESSAGE,
+      `${BASE_URL_MESSAGE}; got "https://claims.example.com/api?k=1"`,
     ],
     [
       'a baseUrl with a fragment',
       { baseUrl: 'https://claims.example.com/api#top' },
       'baseUrl',
-      BASE_URL_MESSAGE,
+      `${BASE_URL_MESSAGE}; got "https://claims.example.com/api#top"`,
     ],
-    ['a numeric baseUrl', { baseUrl: 42 }, 'baseUrl', BASE_URL_MESSAGE],
+    ['a numeric baseUrl', { baseUrl: 42 }, 'baseUrl', `${BASE_URL_MESSAGE}; got 42`],
+    ['an unset baseUrl', { baseUrl: undefined }, 'baseUrl', `${BASE_URL_MESSAGE}; got undefined`],
+    ['a null baseUrl', { baseUrl: null }, 'baseUrl', `${BASE_URL_MESSAGE}; got null`],
+    [
+      'a URL object as baseUrl',
+      { baseUrl: new URL('ftp://x') },
+      'baseUrl',
+      `${BASE_URL_MESSAGE}; got an object`,
+    ],
+    [
+      'an ftp baseUrl with a password, the password not shown',
+      { baseUrl: 'ftp://me:hunter2@claims.example.com/?api_key=k1&x=2' },
+      'baseUrl',
+      `${BASE_URL_MESSAGE}; got "ftp://[REDACTED]:[REDACTED]@claims.example.com/?api_key=[REDACTED]&x=2"`,
+    ],
+    [
+      'an https baseUrl with a user name and password',
+      { baseUrl: 'https://me:hunter2@claims.example.com/api' },
+      'baseUrl',
+      'must not hold a user name or password (they would be printed wherever the URL is): give the credential as accessToken or in headers',
+    ],
+    [
+      'an https baseUrl with a user name',
+      { baseUrl: 'https://me@claims.example.com/api' },
+      'baseUrl',
+      'must not hold a user name or password (they would be printed wherever the URL is): give the credential as accessToken or in headers',
+    ],
+    [
+      'metadataCacheMaxEntries 0',
+      { metadataCacheMaxEntries: 0 },
+      'metadataCacheMaxEntries',
+      'must be a positive whole number of forms',
+    ],
+    [
+      'metadataCacheMaxEntries 1.5',
+      { metadataCacheMaxEntries: 1.5 },
+      'metadataCacheMaxEntries',
+      'must be a positive whole number of forms',
+    ],
+    [
+      'metadataCacheMaxEntries as a string',
+      { metadataCacheMaxEntries: '10' },
+      'metadataCacheMaxEntries',
+      'must be a positive whole number of forms',
+    ],
+    [
+      'redactHeaders as a string',
+      { redactHeaders: 'x-pin' },
+      'redactHeaders',
+      'must be an array of header names',
+    ],
+    [
+      'redactHeaders with a number',
+      { redactHeaders: ['x-pin', 1] },
+      'redactHeaders',
+      'must be an array of header names',
+    ],
     [
       'deadlineMs 0',
       { deadlineMs: 0 },

@@ -81,9 +81,9 @@ describe('an API error', () => {
     );
   });
 
-  it('keeps 300 characters whole and cuts 301 with an ellipsis', () => {
+  it('keeps 300 characters whole and cuts 301 to 300, the ellipsis included', () => {
     expect(answer(400, 'a'.repeat(300)).message.endsWith(`: ${'a'.repeat(300)}`)).toBe(true);
-    expect(answer(400, 'a'.repeat(301)).message.endsWith(`: ${'a'.repeat(300)}…`)).toBe(true);
+    expect(answer(400, 'a'.repeat(301)).message.endsWith(`: ${'a'.repeat(299)}…`)).toBe(true);
   });
 });
 

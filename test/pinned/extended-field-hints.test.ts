@@ -5,7 +5,7 @@
  * and edit distances with swaps and empty strings.
  */
 import { describe, expect, it } from 'vitest';
-import { editDistance } from '../../src/extended-fields.js';
+import { editDistance } from '../../src/checks/suggest.js';
 import {
   checkExtendedFields,
   type IncidentFieldDescriptor,

@@ -3,7 +3,7 @@
  * exponent has: a mutation of the scan's float skipping (src/internal/json.ts) once got past.
  */
 import { describe, expect, it } from 'vitest';
-import { parseJsonLossless, quoteUnsafeIntegers } from '../../src/internal/json.js';
+import { parseJsonLossless, quoteInexactNumbers } from '../../src/internal/json.js';
 
 const FLOATS = [
   '1.5e+10000000000000000',
@@ -16,15 +16,15 @@ const FLOATS = [
   '-0.5e-12345678901234567',
 ];
 
-describe('quoteUnsafeIntegers', () => {
+describe('quoteInexactNumbers', () => {
   it.each(FLOATS)('leaves the float %s as it is, and parses it as JSON.parse does', (float) => {
     const text = `{"f":${float},"g":[${float}]}`;
-    expect(quoteUnsafeIntegers(text)).toBe(text);
+    expect(quoteInexactNumbers(text)).toBe(text);
     expect(parseJsonLossless(text)).toEqual(JSON.parse(text));
   });
 
   it('still quotes an unsafe integer after a float', () => {
-    expect(quoteUnsafeIntegers('[1.5e+10000000000000000,9007199254740993]')).toBe(
+    expect(quoteInexactNumbers('[1.5e+10000000000000000,9007199254740993]')).toBe(
       '[1.5e+10000000000000000,"9007199254740993"]',
     );
   });

@@ -15,7 +15,9 @@ const MESSAGES: Record<string, RegExp> = {
   deadlineMs: /^must be a whole number of milliseconds from 1 to 2147483647$/,
   maxRetries: /^must be a non-negative integer$/,
   metadataCacheTtlMs: /^must be a non-negative integer$/,
-  accessToken: /^must be a non-empty string of visible ASCII characters, or a function returning one$/,
+  // What it got, never the text of a string given (it may be a real token with a typo).
+  accessToken:
+    /^must be a non-empty string of visible ASCII characters, or a function returning one; got (a number|an empty string|a string with other characters \(not shown\))$/,
   headers:
     /^(must be an object of header names to string values|is not a valid HTTP header name|must be a string without line breaks or characters beyond U\+00FF)$/,
 };

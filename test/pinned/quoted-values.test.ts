@@ -2,10 +2,11 @@
  * How a caller's value is quoted in a validation message (src/internal/quote.ts), read from a
  * real refusal: a webhook id that is not one. Strings are JSON-quoted after cutting (so the
  * closing quote stays), other values JSON-written, bigints with their `n`; anything longer
- * than 64 characters is cut to 63 and `…`, never through a surrogate pair.
+ * than 200 characters (MAX_QUOTED) is cut to 199 and `…`, never through a surrogate pair.
  */
 import { describe, expect, it } from 'vitest';
 import { ClaimsClient, ClaimsValidationError } from '../../src/index.js';
+import { MAX_QUOTED } from '../../src/internal/quote.js';
 import { useRecordingServer } from '../helpers/recording-server.js';
 
 const server = useRecordingServer();
@@ -44,22 +45,28 @@ describe('a value quoted in a message', () => {
   });
 });
 
-describe('a long value cut to 64 characters', () => {
-  it('64 characters are quoted whole', async () => {
-    expect(await quotedId('x'.repeat(64))).toBe(`"${'x'.repeat(64)}"`);
+const M = MAX_QUOTED;
+
+describe('a long value cut to MAX_QUOTED (200) characters', () => {
+  it('is 200', () => {
+    expect(MAX_QUOTED).toBe(200);
   });
 
-  it('65 are cut to 63 and an ellipsis, inside the quotes', async () => {
-    expect(await quotedId('x'.repeat(65))).toBe(`"${'x'.repeat(63)}…"`);
+  it('200 characters are quoted whole', async () => {
+    expect(await quotedId('x'.repeat(M))).toBe(`"${'x'.repeat(M)}"`);
+  });
+
+  it('201 are cut to 199 and an ellipsis, inside the quotes', async () => {
+    expect(await quotedId('x'.repeat(M + 1))).toBe(`"${'x'.repeat(M - 1)}…"`);
   });
 
   it('a long bigint is cut before its n', async () => {
-    expect(await quotedId(10n ** 70n)).toBe(`1${'0'.repeat(62)}…n`);
+    expect(await quotedId(10n ** 250n)).toBe(`1${'0'.repeat(M - 2)}…n`);
   });
 
   it('a long object is cut after JSON-writing (no closing quote added)', async () => {
-    const value = { text: 'y'.repeat(80) };
-    expect(await quotedId(value)).toBe(`${JSON.stringify(value).slice(0, 63)}…`);
+    const value = { text: 'y'.repeat(M + 20) };
+    expect(await quotedId(value)).toBe(`${JSON.stringify(value).slice(0, M - 1)}…`);
   });
 
   it.each<[string, string]>([
@@ -67,17 +74,17 @@ describe('a long value cut to 64 characters', () => {
     ['the first pair, U+10000', '\u{10000}'],
     ['the last pair, U+10FFFF', '\u{10FFFF}'],
   ])('a surrogate pair (%s) across the cut is dropped whole, not split', async (_name, pair) => {
-    // Its high half is the 63rd character: keeping it would leave a lone surrogate.
-    expect(await quotedId(`${'a'.repeat(62)}${pair}${'b'.repeat(10)}`)).toBe(`"${'a'.repeat(62)}…"`);
+    // Its high half is the 199th character: keeping it would leave a lone surrogate.
+    expect(await quotedId(`${'a'.repeat(M - 2)}${pair}${'b'.repeat(10)}`)).toBe(`"${'a'.repeat(M - 2)}…"`);
   });
 
   it('a pair that ends right at the cut is kept whole', async () => {
-    expect(await quotedId(`${'a'.repeat(61)}\u{1F600}${'b'.repeat(10)}`)).toBe(
-      `"${'a'.repeat(61)}\u{1F600}…"`,
+    expect(await quotedId(`${'a'.repeat(M - 3)}\u{1F600}${'b'.repeat(10)}`)).toBe(
+      `"${'a'.repeat(M - 3)}\u{1F600}…"`,
     );
   });
 
-  it('a pair that starts past the cut is not kept, and the cut stays at 63', async () => {
-    expect(await quotedId(`${'a'.repeat(64)}\u{1F600}`)).toBe(`"${'a'.repeat(63)}…"`);
+  it('a pair that starts past the cut is not kept, and the cut stays at 199', async () => {
+    expect(await quotedId(`${'a'.repeat(M)}\u{1F600}`)).toBe(`"${'a'.repeat(M - 1)}…"`);
   });
 });

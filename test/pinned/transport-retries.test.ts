@@ -38,7 +38,7 @@ function captureLogger(): Logger & { lines: string[] } {
 }
 
 describe('the token provider', () => {
-  it('is asked with forceRefresh false, then true after a 401', async () => {
+  it('is asked with forceRefresh false, then true after a 401 with the refused token', async () => {
     await scenario(
       httpFaultServer((hit, _req, res) =>
         hit.headers.authorization === 'Bearer second'
@@ -54,7 +54,7 @@ describe('the token provider', () => {
           },
         });
         await expect(client.subscriptions.list(1)).resolves.toEqual([]);
-        expect(contexts).toEqual([{ forceRefresh: false }, { forceRefresh: true }]);
+        expect(contexts).toEqual([{ forceRefresh: false }, { forceRefresh: true, refusedToken: 'first' }]);
       },
     );
   });
@@ -72,7 +72,7 @@ describe('the token provider', () => {
       const error = await client.subscriptions.list(1).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ClaimsError);
       expect(error).not.toBeInstanceOf(AuthenticationError);
-      expect((error as Error).message).toBe('accessToken provider failed after a 401');
+      expect((error as Error).message).toBe('accessToken provider failed after a 401: Error: vault sealed');
       expect((error as Error).cause).toBe(cause);
       expect(server.hits).toHaveLength(1);
     });

@@ -30,6 +30,32 @@ export function useSandbox(options: SandboxOptions = {}) {
   return ctx;
 }
 
+/** Runs `src/bin/claims-sandbox.ts` with `args` to its end (for `--help` and bad usage); killed after 20 s. */
+export function runSandboxBin(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/claims-sandbox.ts', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
 /** A plain HTTP call to the sandbox, bypassing the SDK's own checks. */
 export async function raw(
   sandbox: Sandbox,
@@ -60,6 +86,19 @@ export async function raw(
     // Not JSON: keep the text.
   }
   return { status: res.status, headers: res.headers, body: parsed };
+}
+
+/**
+ * Subscribes to `New Event` on a webhook, files an incident and adds an event to it (over
+ * HTTP), and waits for the delivery it starts to settle.
+ */
+export async function deliverOneEvent(sandbox: Sandbox, webhookId: number): Promise<void> {
+  await raw(sandbox, 'POST', `/webhooks/${webhookId}/subscriptions`, { json: { webhookEvent: 'New Event' } });
+  const { body } = await raw(sandbox, 'POST', '/incidents', { json: homeIncident });
+  await raw(sandbox, 'POST', `/incidents/${(body as { incidentId: string }).incidentId}/events`, {
+    json: { eventType: 'Event Log Entry', category: 'Other', detail: 'to deliver' },
+  });
+  await sandbox.settled();
 }
 
 /** A request a {@link LocalServer} received. */
@@ -123,13 +162,17 @@ export interface SandboxBin {
   kill(): void;
 }
 
-/** Starts `src/bin/claims-sandbox.ts` with `--token`; killed after 20 s whatever happens. */
-export async function startSandboxBin(token: string): Promise<SandboxBin> {
+/** Starts `src/bin/claims-sandbox.ts` with `--token` (and `args`); killed after 20 s whatever happens. */
+export async function startSandboxBin(token: string, args: string[] = []): Promise<SandboxBin> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/claims-sandbox.ts', '--token', token], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/bin/claims-sandbox.ts', '--token', token, ...args],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   const kill = (): void => {
     clearTimeout(killer);
@@ -142,7 +185,7 @@ export async function startSandboxBin(token: string): Promise<SandboxBin> {
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         const match = /CLAIMS_BASE_URL=(\S+)/.exec(output);
-        if (match && output.includes('CLAIMS_TOKEN=')) resolve(match[1] as string);
+        if (match && output.includes('Press Ctrl+C to stop.')) resolve(match[1] as string);
       });
       child.on('close', () => reject(new Error(`exited early: ${output}`)));
     });

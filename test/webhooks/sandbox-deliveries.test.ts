@@ -1,7 +1,9 @@
 /**
  * The receivers with the deliveries the sandbox really sends: typed by the sandbox's own
  * payload schema, deduplicated on its `deliveryId`, and a copy of a delivery (the recorded
- * request sent again, as a sender's retry would) answered 200 without running the handler.
+ * request sent again, as a sender's retry would) answered 200 without running the handler;
+ * the same through the sandbox's own redelivery (`sandbox.redeliver`), and a copy sent while
+ * the first is still being handled answered 409.
  */
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,7 +79,81 @@ describe('a receiver fed by the sandbox', () => {
       expect(copy.status).toBe(200);
       expect(await copy.json()).toEqual({ received: true, duplicate: true });
       expect(handled).toHaveLength(2);
+
+      // The sandbox sends it again itself: the receiver answers 200 "duplicate", no handler run.
+      const again = await sandbox.redeliver(first.deliveryId);
+      expect(again).toMatchObject({
+        deliveryId: first.deliveryId,
+        attempt: 2,
+        status: 'delivered',
+        responseStatus: 200,
+      });
+      expect(JSON.parse(again.responseBody ?? '')).toEqual({ received: true, duplicate: true });
+      expect(handled).toHaveLength(2);
     } finally {
+      await closeServer(receiver);
+    }
+  });
+
+  it('a copy sent while the first is still being handled is answered 409; once done, 200 duplicate', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started: () => void = () => undefined;
+    const handling = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let runs = 0;
+    const receiver = createServer(
+      createNodeMiddleware(
+        {
+          headerName: 'X-Hook-Secret',
+          headerValue: 'held-secret',
+          schema: NewEventDeliverySchema,
+          deduplicate: { key: (payload) => payload.deliveryId },
+        },
+        async () => {
+          runs++;
+          started();
+          await held;
+        },
+      ),
+    );
+    const port = await listen(receiver);
+    try {
+      const { webhookId } = sandbox.createWebhook({
+        url: `http://127.0.0.1:${port}/hooks`,
+        headerName: 'X-Hook-Secret',
+        headerValue: 'held-secret',
+      });
+      await client.subscriptions.create(webhookId, { name: 'held', webhookEvent: 'New Event' });
+      const { incidentId } = await client.incidents.create({
+        programmeCode: 'PRG-HOME',
+        policyTypeCode: 'HOME-STD',
+        policyCountry: 'GB',
+        incidentDate: '2026-11-02',
+        description: 'Held delivery',
+      });
+      await client.events.create(incidentId, {
+        eventType: 'Event Log Entry',
+        category: 'Other',
+        detail: 'x',
+      });
+      await handling;
+      const [first] = sandbox.deliveries.filter((d) => d.webhookId === webhookId);
+      expect(first?.status).toBe('pending');
+      const inFlight = await sandbox.redeliver(first?.deliveryId as string);
+      expect(inFlight).toMatchObject({ attempt: 2, status: 'failed', responseStatus: 409 });
+      release();
+      await sandbox.settled();
+      expect(first).toMatchObject({ status: 'delivered', responseStatus: 200 });
+      const later = await sandbox.redeliver(first?.deliveryId as string);
+      expect(later).toMatchObject({ attempt: 3, status: 'delivered', responseStatus: 200 });
+      expect(JSON.parse(later.responseBody ?? '')).toEqual({ received: true, duplicate: true });
+      expect(runs).toBe(1);
+    } finally {
+      release();
       await closeServer(receiver);
     }
   });

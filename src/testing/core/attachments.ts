@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { errorMessage } from '../../internal/error-message.js';
-import type { OutboundFetch, OutboundResponse } from './outbound.js';
+import type { Changes } from './changes.js';
+import { SandboxHttpError } from './http.js';
+import type { Usage } from './limits.js';
+import { OutboundError, type OutboundFetch, type OutboundResponse, sendOutbound } from './outbound.js';
 import type { PendingWork } from './pending.js';
+import type { TargetGuard } from './target-guard.js';
 import type { SandboxErrorDetail } from './types.js';
 
 /** A file the sandbox holds, uploaded or downloaded from a `url` reference. */
@@ -44,15 +47,28 @@ export class AttachmentStore {
 
   constructor(
     private readonly fetch: OutboundFetch,
-    private readonly pending: PendingWork,
+    private readonly guard: TargetGuard,
+    private readonly pending: () => PendingWork,
     private readonly limits: AttachmentLimits,
+    private readonly usage: () => Usage,
+    private readonly changes: Changes,
   ) {}
 
   get(attachmentId: string): SandboxAttachment | undefined {
     return this.#items.get(attachmentId);
   }
 
-  /** Stores an uploaded file and returns its record. */
+  /** Every attachment, oldest first. */
+  list(): SandboxAttachment[] {
+    return [...this.#items.values()];
+  }
+
+  /** Forgets every attachment (`sandbox.reset()`). */
+  clear(): void {
+    this.#items.clear();
+  }
+
+  /** Stores an uploaded file (room taken with `Usage.reserve`) and returns its record. */
   addUpload(file: { filename: string; contentType: string; data: Buffer }): SandboxAttachment {
     const record: SandboxAttachment = {
       attachmentId: randomUUID(),
@@ -63,6 +79,7 @@ export class AttachmentStore {
       data: file.data,
     };
     this.#items.set(record.attachmentId, record);
+    this.changes.emit({ kind: 'attachment', id: record.attachmentId });
     return record;
   }
 
@@ -84,17 +101,28 @@ export class AttachmentStore {
   async checkUrl(url: string, path: string): Promise<CheckedUrl | SandboxErrorDetail> {
     let response: OutboundResponse;
     try {
-      response = await this.fetch(url, { method: 'GET', redirect: 'follow', signal: this.#downloadSignal() });
+      response = await sendOutbound(
+        this.fetch,
+        this.guard,
+        url,
+        { method: 'GET', signal: this.#downloadSignal() },
+        true,
+      );
     } catch (error) {
-      const reason =
-        error instanceof Error
-          ? ((error.cause as Error | undefined)?.message ?? error.message)
-          : String(error);
-      return { path, code: 'attachment_unreachable', message: `GET ${url} failed: ${reason}` };
+      const refused = error instanceof OutboundError && error.refused;
+      return {
+        path,
+        code: refused ? 'attachment_refused' : 'attachment_unreachable',
+        message: `the file could not be fetched: ${error instanceof OutboundError ? error.message : 'no answer'}`,
+      };
     }
     if (response.status < 200 || response.status > 299) {
       await response.body?.cancel().catch(() => undefined);
-      return { path, code: 'attachment_unreachable', message: `GET ${url} answered ${response.status}` };
+      return {
+        path,
+        code: 'attachment_unreachable',
+        message: `the file's address answered ${response.status}`,
+      };
     }
     const size = Number(response.headers.get('content-length') ?? Number.NaN);
     const tooLarge = Number.isFinite(size) ? this.uploadProblem(size, path) : undefined;
@@ -110,7 +138,7 @@ export class AttachmentStore {
     await Promise.all(checked.map((c) => c.response.body?.cancel().catch(() => undefined)));
   }
 
-  /** Records a `url` attachment now and downloads its body in the background. */
+  /** Records a `url` attachment now (room taken with `Usage.reserve`) and downloads its body in the background. */
   startDownload(checked: CheckedUrl): SandboxAttachment {
     const record: SandboxAttachment = {
       attachmentId: randomUUID(),
@@ -121,18 +149,23 @@ export class AttachmentStore {
       status: 'downloading',
     };
     this.#items.set(record.attachmentId, record);
-    this.pending.track(this.#download(record, checked.response));
+    this.changes.emit({ kind: 'attachment', id: record.attachmentId });
+    this.pending().track(this.#download(record, checked.response, this.usage()));
     return record;
   }
 
-  async #download(record: SandboxAttachment, response: OutboundResponse): Promise<void> {
+  async #download(record: SandboxAttachment, response: OutboundResponse, usage: Usage): Promise<void> {
     try {
-      record.data = await this.#readBounded(response);
+      const data = await this.#readBounded(response);
+      // Room is taken once the size is known; a reset meanwhile leaves this usage behind.
+      usage.reserveBytes(data.length);
+      record.data = data;
       record.status = 'stored';
     } catch (error) {
       record.status = 'failed';
-      record.error = errorMessage(error);
+      record.error = downloadFailure(error);
     }
+    this.changes.emit({ kind: 'attachment', id: record.attachmentId });
   }
 
   /**
@@ -147,7 +180,7 @@ export class AttachmentStore {
       // A stand-in fetch without a body stream: nothing to stop early, so check afterwards.
       const data = Buffer.from(await response.arrayBuffer());
       const problem = this.uploadProblem(data.length, '');
-      if (problem) throw new Error(problem.message);
+      if (problem) throw new SizeLimitError(problem.message);
       return data;
     }
     const chunks: Uint8Array[] = [];
@@ -159,7 +192,7 @@ export class AttachmentStore {
         if (value === undefined) continue;
         size += value.byteLength;
         if (size > max) {
-          throw new Error(`more than ${max} bytes (stopped after ${size}), at most ${max} allowed`);
+          throw new SizeLimitError(`more than ${max} bytes (stopped after ${size}), at most ${max} allowed`);
         }
         chunks.push(value);
       }
@@ -172,9 +205,18 @@ export class AttachmentStore {
   }
 
   #downloadSignal(): AbortSignal {
-    return AbortSignal.any([this.pending.signal, AbortSignal.timeout(this.limits.downloadTimeoutMs)]);
+    return AbortSignal.any([this.pending().signal, AbortSignal.timeout(this.limits.downloadTimeoutMs)]);
   }
 }
+
+/** Why a download stopped: its own words for the size limit, one wording for everything else. */
+function downloadFailure(error: unknown): string {
+  if (error instanceof SizeLimitError || error instanceof SandboxHttpError) return error.message;
+  return 'the download stopped: no more answer (the connection failed or timed out)';
+}
+
+/** A download that passed `maxAttachmentBytes`. */
+class SizeLimitError extends Error {}
 
 /** The name from `Content-Disposition`, else the last segment of the address. */
 function filenameOf({ url, response }: CheckedUrl): string {

@@ -1,9 +1,11 @@
+import { cachedFormIndex, type FormIndex } from '../../checks/form-index.js';
 import { ClaimsValidationError } from '../../errors.js';
 import {
   type ExtendedFieldProblemCode,
   ExtendedFieldProblemCodes,
   locateExtendedFieldProblems,
 } from '../../extended-fields.js';
+import { quote } from '../../internal/quote.js';
 import { collectIssues } from '../../internal/validate.js';
 import {
   type SandboxField,
@@ -61,7 +63,7 @@ export class MetadataStore {
         {
           path: paths.programmeCode,
           code: 'unknown_programme',
-          message: `unknown programme "${key.programmeCode}"`,
+          message: `unknown programme ${quote(key.programmeCode)}`,
         },
       ];
     }
@@ -71,7 +73,7 @@ export class MetadataStore {
         {
           path: paths.policyTypeCode,
           code: 'unknown_policy_type',
-          message: `programme ${programme.programmeCode} has no policy type "${key.policyTypeCode}"`,
+          message: `programme ${programme.programmeCode} has no policy type ${quote(key.policyTypeCode)}`,
         },
       ];
     }
@@ -80,7 +82,7 @@ export class MetadataStore {
         {
           path: paths.countryCode,
           code: 'country_not_covered',
-          message: `policy type ${policyType.policyTypeCode} is not sold in "${key.countryCode}" (only ${policyType.countries.join(', ')})`,
+          message: `policy type ${policyType.policyTypeCode} is not sold in ${quote(key.countryCode)} (only ${policyType.countries.join(', ')})`,
         },
       ];
     }
@@ -89,15 +91,28 @@ export class MetadataStore {
 
   /** The fields of the form for a key that exists (`[]` when no form is seeded for it). */
   fields(key: FormKey): SandboxField[] {
-    const form = this.#data.forms.find(
+    return structuredClone(this.#form(key)?.fields ?? []);
+  }
+
+  /**
+   * The form's index for the extended-field check, built once per seeded form: its arrays are
+   * never handed out (`fields` and `snapshot` copy) and `seed` replaces rather than changes them.
+   */
+  formIndex(key: FormKey): FormIndex {
+    return cachedFormIndex(this.#form(key)?.fields ?? NO_FIELDS);
+  }
+
+  #form(key: FormKey) {
+    return this.#data.forms.find(
       (f) =>
         f.programmeCode === key.programmeCode &&
         f.policyTypeCode === key.policyTypeCode &&
         (f.countryCodes === undefined || f.countryCodes.some((c) => sameCountry(c, key.countryCode))),
     );
-    return structuredClone(form?.fields ?? []);
   }
 }
+
+const NO_FIELDS: readonly SandboxField[] = [];
 
 function sameCountry(a: string, b: string): boolean {
   return a.toUpperCase() === b.toUpperCase();
@@ -111,7 +126,7 @@ function sameCountry(a: string, b: string): boolean {
  * accepts what it refuses. Each problem keeps its code and message; only a `path` is added.
  */
 export function extendedFieldProblems(
-  fields: readonly SandboxField[],
+  fields: readonly SandboxField[] | FormIndex,
   values: ReadonlyArray<{ identifier: string; value: string }>,
 ): SandboxErrorDetail[] {
   // The located variant of checkExtendedFields (same rules, same order) also says which

@@ -13,6 +13,9 @@ export interface SandboxOAuthOptions {
   expiresInS?: number;
 }
 
+/** Tokens valid at once; issuing more revokes the oldest. */
+export const MAX_LIVE_TOKENS = 10_000;
+
 /** Path of the token endpoint below the sandbox's base address. */
 export const TOKEN_PATH = '/oauth/token';
 
@@ -47,6 +50,21 @@ export class TokenIssuer {
     this.#tokens.clear();
   }
 
+  /** The client secret, for the sandbox to keep out of what it shows. */
+  get clientSecret(): string {
+    return this.#options.clientSecret;
+  }
+
+  /** Drops expired tokens, and the oldest past {@link MAX_LIVE_TOKENS}: the map stays bounded. */
+  #forgetExpired(): void {
+    const now = Date.now();
+    for (const [token, expiresAt] of this.#tokens) if (expiresAt <= now) this.#tokens.delete(token);
+    for (const token of this.#tokens.keys()) {
+      if (this.#tokens.size < MAX_LIVE_TOKENS) break;
+      this.#tokens.delete(token);
+    }
+  }
+
   /** Answers a token request: 200 with a token, or an RFC 6749 §5.2 error body. */
   handle(req: SandboxRequest): SandboxResponse {
     this.requests++;
@@ -73,6 +91,7 @@ export class TokenIssuer {
       return oauthError(400, 'unsupported_grant_type', 'Only grant_type=client_credentials is supported');
     }
     const token = `sbx_oauth_${randomBytes(18).toString('base64url')}`;
+    this.#forgetExpired();
     this.#tokens.set(token, Date.now() + this.#options.expiresInS * 1000);
     const scope = form.get('scope');
     return json(

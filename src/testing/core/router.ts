@@ -1,8 +1,7 @@
-import { errorMessage } from '../../internal/error-message.js';
 import { sameSecret } from '../../internal/same-secret.js';
-import { errorResponse, SandboxHttpError } from './http.js';
+import { SandboxHttpError } from './http.js';
 import { uploadAttachments } from './routes/attachments.js';
-import type { RouteHandler, SandboxContext } from './routes/context.js';
+import type { RouteHandler } from './routes/context.js';
 import { createEvent, createIncident } from './routes/incidents.js';
 import { listIncidentFields, listProgrammes } from './routes/metadata.js';
 import {
@@ -12,23 +11,30 @@ import {
   updateSubscription,
   updateWebhook,
 } from './routes/webhooks.js';
-import type { SandboxRequest, SandboxResponse } from './types.js';
 
-interface Route {
+/** One operation of the API as the sandbox serves it. */
+export interface ApiRoute {
+  /** `'POST /incidents/{incidentId}/events'`: how calls and faults name it. */
+  name: string;
   method: string;
   /** Path segments; `:` marks a parameter. Literal segments match case-insensitively. */
   segments: string[];
   handler: RouteHandler;
+  /** True for the multipart upload, whose body limit and parallelism differ. */
+  upload: boolean;
 }
 
-const route = (method: string, path: string, handler: RouteHandler): Route => ({
+const route = (method: string, path: string, handler: RouteHandler, upload = false): ApiRoute => ({
+  name: `${method} ${path.replace(/:(\w+)/g, '{$1}')}`,
   method,
   segments: path.split('/').filter(Boolean),
   handler,
+  upload,
 });
 
-const ROUTES: Route[] = [
-  route('POST', '/attachments', uploadAttachments),
+/** Every operation, in the spec's order, the sandbox-only `POST /webhooks` included. */
+export const API_ROUTES: readonly ApiRoute[] = [
+  route('POST', '/attachments', uploadAttachments, true),
   route('POST', '/incidents', createIncident),
   route('POST', '/incidents/:incidentId/events', createEvent),
   route('GET', '/metadata/incidents', listIncidentFields),
@@ -40,49 +46,41 @@ const ROUTES: Route[] = [
   route('PATCH', '/webhooks/:webhookId/subscriptions/:subscriptionId', updateSubscription),
 ];
 
-/**
- * Answers one request: bearer auth first (every operation needs it, spec 5), then the route.
- * Never throws: every failure becomes the one JSON error body.
- */
-export async function dispatch(
-  req: SandboxRequest,
-  ctx: SandboxContext,
-  token: string,
-): Promise<SandboxResponse> {
-  try {
-    if (!authorised(req.headers.authorization, token)) {
-      throw new SandboxHttpError(401, 'unauthorized', 'Missing or invalid bearer token', undefined, {
-        'www-authenticate': 'Bearer realm="claims-sandbox"',
-      });
-    }
-    const segments = splitPath(req.path);
-    const matching = ROUTES.map((r) => ({ route: r, params: match(r.segments, segments) })).filter(
-      (m) => m.params !== undefined,
-    );
-    const found = matching.find((m) => m.route.method === req.method.toUpperCase());
-    if (!found) {
-      if (matching.length === 0)
-        throw new SandboxHttpError(404, 'not_found', `No route ${req.method} ${req.path}`);
-      const allow = matching.map((m) => m.route.method).join(', ');
-      throw new SandboxHttpError(
-        405,
-        'method_not_allowed',
-        `${req.method} is not allowed here (use ${allow})`,
-        undefined,
-        {
-          allow,
-        },
-      );
-    }
-    return await found.route.handler(req, found.params as string[], ctx);
-  } catch (error) {
-    if (error instanceof SandboxHttpError) return errorResponse(error);
-    const message = errorMessage(error);
-    return errorResponse(new SandboxHttpError(500, 'internal_error', `Sandbox failure: ${message}`));
-  }
+/** The operation a request is for, with its path's parameters and segments. */
+export interface FoundRoute {
+  route: ApiRoute;
+  params: string[];
+  /** The request path's segments, percent-decoded. */
+  segments: string[];
 }
 
-function splitPath(path: string): string[] {
+/**
+ * The operation for a method and path.
+ * @throws SandboxHttpError 400 for bad percent-encoding, 404 for an unknown path, 405 (with
+ * `Allow`) for a known path with another method.
+ */
+export function findRoute(method: string, path: string): FoundRoute {
+  const segments = splitPath(path);
+  const matching = API_ROUTES.map((r) => ({ route: r, params: match(r.segments, segments) })).filter(
+    (m) => m.params !== undefined,
+  );
+  const found = matching.find((m) => m.route.method === method.toUpperCase());
+  if (found) return { route: found.route, params: found.params as string[], segments };
+  if (matching.length === 0) throw new SandboxHttpError(404, 'not_found', `No route ${method} ${path}`);
+  const allow = matching.map((m) => m.route.method).join(', ');
+  throw new SandboxHttpError(
+    405,
+    'method_not_allowed',
+    `${method} is not allowed here (use ${allow})`,
+    undefined,
+    {
+      allow,
+    },
+  );
+}
+
+/** The path's segments, percent-decoded; empty segments dropped (`//incidents` = `/incidents`). */
+export function splitPath(path: string): string[] {
   return path
     .split('/')
     .filter(Boolean)
@@ -108,8 +106,8 @@ function match(pattern: string[], segments: string[]): string[] | undefined {
 }
 
 /** `Bearer <token>`, compared in constant time (hashes of equal length, whatever the input). */
-function authorised(header: string | undefined, token: string): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(header?.trim() ?? '');
-  if (!match) return false;
-  return sameSecret(match[1] as string, token);
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const found = /^Bearer\s+(.+)$/i.exec(header?.trim() ?? '');
+  if (!found) return false;
+  return sameSecret(found[1] as string, token);
 }

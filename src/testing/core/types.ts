@@ -13,7 +13,39 @@ export interface SandboxRequest {
   headers: Record<string, string>;
   /** The raw request body (empty when there is none). */
   body: Uint8Array;
+  /** Aborted when the caller goes away: a fault's wait (`delayMs`) stops then. */
+  signal?: AbortSignal;
 }
+
+/**
+ * What a fault asks the server in front of the core to do with the answer's bytes, beyond
+ * what an answer can say: reset the connection instead of answering, hold it without
+ * answering, cut the body after some bytes, or send it slowly. `createSandbox` and
+ * `claimsHandlers` both do it; an adapter of your own may too.
+ */
+export type SandboxNetworkFault =
+  | {
+      /** Reset the connection (TCP RST) instead of answering. */
+      kind: 'reset';
+    }
+  | {
+      /** Hold the connection without answering until the client leaves (at most 10 minutes). */
+      kind: 'hang';
+    }
+  | {
+      /** Send the head (with the whole body's length) and the start of the body, then close. */
+      kind: 'truncate';
+      /** How many bytes of the body to send before closing. */
+      afterBytes: number;
+    }
+  | {
+      /** Send the body a few bytes at a time. */
+      kind: 'drip';
+      /** Bytes per write. */
+      bytes: number;
+      /** Wait between writes, in ms. */
+      everyMs: number;
+    };
 
 /** The core's answer, for an adapter to write out. */
 export interface SandboxResponse {
@@ -23,6 +55,10 @@ export interface SandboxResponse {
   headers: Record<string, string>;
   /** JSON text, or `undefined` for an empty body. */
   body: string | undefined;
+  /** What to do with the connection instead of a plain answer, when a fault says so. */
+  network?: SandboxNetworkFault;
+  /** The call's id in `sandbox.calls`. */
+  callId?: number;
 }
 
 /** One element of the `details` list of an error answer. */

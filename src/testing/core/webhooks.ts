@@ -1,4 +1,5 @@
 import { SandboxHttpError, validationFailed } from './http.js';
+import { sandboxFull } from './limits.js';
 import type {
   FiltersBody,
   SubscriptionCreateBody,
@@ -39,8 +40,48 @@ export class WebhookStore {
   readonly #subscriptions = new Map<number, SandboxSubscription>();
   #nextWebhookId = 1;
   #nextSubscriptionId = 1;
+  /** Every header value webhooks have had (the newest 10,000): an old one is still a secret. */
+  readonly #headerValues = new Set<string>();
+
+  constructor(private readonly limits: { maxWebhooks: number; maxSubscriptions: number }) {}
+
+  /** Forgets every webhook and subscription; ids start from 1 again (`sandbox.reset()`). */
+  clear(): void {
+    this.#webhooks.clear();
+    this.#subscriptions.clear();
+    this.#headerValues.clear();
+    this.#nextWebhookId = 1;
+    this.#nextSubscriptionId = 1;
+  }
+
+  /** Every webhook (copies), for the inspector. */
+  list(): SandboxWebhook[] {
+    return [...this.#webhooks.values()].map((w) => ({ ...w }));
+  }
+
+  /** Every header value a webhook has had, for the sandbox to keep out of what it shows. */
+  headerValues(): Iterable<string> {
+    return this.#headerValues;
+  }
+
+  #remember(value: string | null | undefined): void {
+    if (!value) return;
+    this.#headerValues.delete(value);
+    this.#headerValues.add(value);
+    if (this.#headerValues.size > 10_000)
+      this.#headerValues.delete(this.#headerValues.values().next().value as string);
+  }
+
+  /** The webhook, or `undefined`. */
+  find(webhookId: number): SandboxWebhook | undefined {
+    const webhook = this.#webhooks.get(webhookId);
+    return webhook && { ...webhook };
+  }
 
   create(body: WebhookCreateBody): SandboxWebhook {
+    if (this.#webhooks.size >= this.limits.maxWebhooks) {
+      throw sandboxFull('webhooks', 'maxWebhooks', this.limits.maxWebhooks);
+    }
     const webhook: SandboxWebhook = {
       webhookId: this.#nextWebhookId++,
       url: body.url,
@@ -49,6 +90,7 @@ export class WebhookStore {
       isActive: body.isActive ?? true,
     };
     this.#webhooks.set(webhook.webhookId, webhook);
+    this.#remember(webhook.headerValue);
     return { ...webhook };
   }
 
@@ -65,6 +107,7 @@ export class WebhookStore {
     if (patch.url !== undefined) webhook.url = patch.url;
     if (patch.headerName !== undefined) webhook.headerName = patch.headerName;
     if (patch.headerValue !== undefined) webhook.headerValue = patch.headerValue;
+    this.#remember(webhook.headerValue);
     if (patch.isActive !== undefined) webhook.isActive = patch.isActive;
     return { ...webhook };
   }
@@ -73,6 +116,9 @@ export class WebhookStore {
     this.get(webhookId);
     const filters = body.filters ?? { fields: [] };
     this.#check(webhookId, undefined, body.name, body.webhookEvent, filters);
+    if (this.#subscriptions.size >= this.limits.maxSubscriptions) {
+      throw sandboxFull('subscriptions', 'maxSubscriptions', this.limits.maxSubscriptions);
+    }
     const subscription: SandboxSubscription = {
       webhookSubscriptionId: this.#nextSubscriptionId++,
       webhookId,

@@ -9,14 +9,15 @@ import type { SandboxContext } from './context.js';
  * Checks attachment references before anything is created: every `attachmentId` must exist,
  * and every `url` must answer a plain GET (spec, attachment rules 3 and 4). Problems found
  * earlier in the body are reported together with these. Resolves to a function that starts
- * the downloads and gives the attachments to link, in the order referenced.
+ * the downloads and gives the attachments to link, in the order referenced (or, with
+ * `discard()`, drops the checked downloads when the call fails after all).
  * @throws SandboxHttpError 422 listing every problem.
  */
 export async function checkAttachmentRefs(
   ctx: SandboxContext,
   refs: readonly AttachmentRefBody[],
   earlier: SandboxErrorDetail[],
-): Promise<() => SandboxLinkedAttachment[]> {
+): Promise<LinkAttachments> {
   const problems = [...earlier];
   refs.forEach((ref, i) => {
     if (ref.attachmentId !== undefined && !ctx.attachments.get(ref.attachmentId)) {
@@ -42,7 +43,7 @@ export async function checkAttachmentRefs(
     throw validationFailed(failed);
   }
 
-  return () =>
+  const link = () =>
     refs.map((ref, i) => {
       const check = checks[i];
       const record =
@@ -55,4 +56,8 @@ export async function checkAttachmentRefs(
         description: ref.description ?? null,
       };
     });
+  return Object.assign(link, { discard: () => void ctx.attachments.discard(ready) });
 }
+
+/** Starts the checked downloads and gives the attachments to link; `discard()` drops them instead. */
+export type LinkAttachments = (() => SandboxLinkedAttachment[]) & { discard(): void };

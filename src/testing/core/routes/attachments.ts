@@ -55,6 +55,10 @@ export const uploadAttachments: RouteHandler = (req, _params, ctx) => {
     );
   }
   if (problems.length > 0) throw validationFailed(problems);
+  ctx.usage.reserve(
+    { attachments: parts.length },
+    parts.reduce((sum, part) => sum + part.data.length, 0),
+  );
   const stored = parts.map((part) =>
     ctx.attachments.addUpload({
       filename: part.filename as string,

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { json, readJson, SandboxHttpError } from '../http.js';
 import type { SandboxEvent, SandboxIncident, SandboxLinkedAttachment } from '../incidents.js';
+import type { Usage } from '../limits.js';
 import { extendedFieldProblems } from '../metadata.js';
 import { EventBody, IncidentBody } from '../schemas.js';
 import { NEW_EVENT } from '../webhooks.js';
-import { checkAttachmentRefs } from './attachment-refs.js';
+import { checkAttachmentRefs, type LinkAttachments } from './attachment-refs.js';
 import type { RouteHandler, SandboxContext } from './context.js';
 
 /** What the automatic event of an incident created with attachments says (attachment rule 1). */
@@ -29,8 +30,14 @@ export const createIncident: RouteHandler = async (req, _params, ctx) => {
   });
   const extendedFields = body.extendedFields ?? [];
   const problems =
-    keyProblems.length > 0 ? keyProblems : extendedFieldProblems(ctx.metadata.fields(key), extendedFields);
-  const link = await checkAttachmentRefs(ctx, body.attachments ?? [], problems);
+    keyProblems.length > 0 ? keyProblems : extendedFieldProblems(ctx.metadata.formIndex(key), extendedFields);
+  const refs = body.attachments ?? [];
+  const link = await checkAttachmentRefs(ctx, refs, problems);
+  reserve(ctx, link, req.body.length, {
+    incidents: 1,
+    events: refs.length > 0 ? 1 : 0,
+    attachments: urlCount(refs),
+  });
 
   const incident: SandboxIncident = {
     incidentId: randomUUID(),
@@ -47,6 +54,7 @@ export const createIncident: RouteHandler = async (req, _params, ctx) => {
   ctx.incidents.set(incident.incidentId, incident);
   const attachments = link();
   if (attachments.length > 0) addEvent(ctx, incident, { ...ATTACHMENTS_EVENT }, attachments);
+  ctx.changes.emit({ kind: 'incident', id: incident.incidentId });
   return json(201, { incidentId: incident.incidentId });
 };
 
@@ -55,10 +63,33 @@ export const createEvent: RouteHandler = async (req, [incidentId], ctx) => {
   const incident = ctx.incidents.get(incidentId as string);
   if (!incident) throw new SandboxHttpError(404, 'not_found', `No incident "${incidentId}"`);
   const body = readJson(req, EventBody);
-  const link = await checkAttachmentRefs(ctx, body.attachments ?? [], []);
+  const refs = body.attachments ?? [];
+  const link = await checkAttachmentRefs(ctx, refs, []);
+  reserve(ctx, link, req.body.length, { events: 1, attachments: urlCount(refs) });
   const event = addEvent(ctx, incident, body, link());
+  ctx.changes.emit({ kind: 'incident', id: incident.incidentId });
   return json(201, { eventId: event.eventId, incidentId: incident.incidentId });
 };
+
+/** Files a call links by `url`: each becomes an attachment. */
+function urlCount(refs: ReadonlyArray<{ url?: string | undefined }>): number {
+  return refs.filter((ref) => ref.url !== undefined).length;
+}
+
+/** Takes room for what the call stores, or drops its checked downloads and answers 403 sandbox_full. */
+function reserve(
+  ctx: SandboxContext,
+  link: LinkAttachments,
+  bytes: number,
+  counts: Parameters<Usage['reserve']>[0],
+): void {
+  try {
+    ctx.usage.reserve(counts, bytes);
+  } catch (error) {
+    link.discard();
+    throw error;
+  }
+}
 
 /** Appends an event-log entry and sends `New Event` to every matching subscription. */
 function addEvent(

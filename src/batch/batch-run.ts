@@ -1,0 +1,425 @@
+import { realpath } from 'node:fs/promises';
+import type { ClaimsClientBase as ClaimsClient } from '../client.js';
+import { ClaimsApiError } from '../errors.js';
+import { errorMessage } from '../internal/error-message.js';
+import { resolveAttachmentRefs } from '../resources/attachment-refs.js';
+import { backoffDelay, parseRetryAfter } from '../retry.js';
+import type { IncidentCreate } from '../schemas/incidents.js';
+import { bodyHash } from './body-hash.js';
+import { Channel } from './channel.js';
+import { isoNow } from './clock.js';
+import { decide } from './decide.js';
+import { bounded, echo } from './echo.js';
+import { BatchStoppedError, type BatchStopReason, type UnrecordedClaim } from './errors.js';
+import { graceAfter, graceText, StoreGaveNoAnswer, withinGrace } from './grace.js';
+import type { Journal } from './journal.js';
+import { RateGate } from './rate-gate.js';
+import type { JournalRecord, JournalState } from './record.js';
+import type { BatchProgress, ClaimNote, ClaimResult, ClaimState } from './result.js';
+import {
+  isConnectionFailure,
+  isResendable,
+  MAX_RECORD_ERROR as MAX_ERROR,
+  postClaim,
+  recordOfFailure,
+} from './send-claim.js';
+import type { ValidClaim } from './validate-claims.js';
+
+/** The longest pause a `Retry-After` can impose on a batch. */
+const MAX_PAUSE_MS = 10 * 60_000;
+/** How often a shared store's refusal to `claim` a key is decided on again before it counts as taken elsewhere. */
+const CLAIM_ROUNDS = 3;
+
+/** What a run is given. */
+export interface RunOptions {
+  concurrency: number;
+  maxRetries: number;
+  signal: AbortSignal | undefined;
+  onProgress: ((progress: BatchProgress) => void) | undefined;
+}
+
+interface Queued {
+  claim: ValidClaim;
+  hash: string;
+}
+
+/**
+ * One run over a validated batch: the queue, the workers, the shared pause, the progress, and
+ * the batch's own stop. Every claim gets exactly one result, whatever stops the run.
+ */
+export class BatchRun {
+  readonly results = new Channel<ClaimResult>();
+  /** No new claim is taken once aborted: by the caller's signal, a stop of the run's own, or its end. */
+  readonly #stop = new AbortController();
+  /** Aborted when the run is stopped before its end (not by its end): the store's grace starts then. */
+  readonly #interrupt = new AbortController();
+  #finished = false;
+  readonly #gate = new RateGate();
+  readonly #queue: Queued[] = [];
+  /** The next claim of `#queue` to take (an index: `shift()` on 10,000 claims copies them). */
+  #next = 0;
+  readonly #progress: BatchProgress;
+  /** An error that is not a stop of the batch's own (an `onProgress` that threw): thrown at the end. */
+  #failure: { error: unknown } | undefined;
+  /** Why the batch stopped by itself, first reason only. */
+  #stopped: { reason: BatchStopReason; message: string; cause: unknown } | undefined;
+  readonly #unrecorded: UnrecordedClaim[] = [];
+  /** Answers (any HTTP status) from the API so far: a connection failure with none since the claim's first is no blip. */
+  #answers = 0;
+  /** Final records being written; the run ends only after they are durable. */
+  #recording = 0;
+  #allRecorded: (() => void) | undefined;
+  /** Rejects the grace (`storeGrace`) after the stop: store calls race it. */
+  readonly #grace = graceAfter(this.#interrupt.signal);
+  /** The store already failed to answer within the grace: it is not waited for again. */
+  #gaveUp = false;
+
+  constructor(
+    private readonly client: ClaimsClient,
+    private readonly journal: Journal,
+    private readonly claims: ValidClaim[],
+    private readonly options: RunOptions,
+  ) {
+    this.#progress = {
+      done: 0,
+      total: claims.length,
+      inFlight: 0,
+      counts: { filed: 0, rejected: 0, unknown: 0, not_sent: 0 },
+    };
+    const signal = options.signal;
+    if (signal?.aborted) this.#halt();
+    else signal?.addEventListener('abort', () => this.#halt(), { once: true, signal: this.#stop.signal });
+  }
+
+  /** Stops taking new claims: the caller stopped reading (or the run is over). */
+  stop(): void {
+    if (this.#finished) return;
+    this.#halt();
+  }
+
+  /** Ends the grace's timer: once the journal is closed. */
+  dispose(): void {
+    this.#grace.dispose();
+  }
+
+  #halt(): void {
+    this.#interrupt.abort();
+    this.#stop.abort();
+  }
+
+  /**
+   * Races a journal store's answer against the grace: a call under way when the batch was
+   * stopped gets the grace (`storeGrace`) from the stop, one made after it as long from its start,
+   * and none once the store already failed to answer in time. A store that never answers
+   * cannot keep a stopped batch running; a slow but healthy one is not given up early.
+   */
+  guard<T>(promise: Promise<T>): Promise<T> {
+    if (this.#gaveUp) return Promise.race([promise, Promise.reject(new StoreGaveNoAnswer())]);
+    if (this.#interrupt.signal.aborted) return withinGrace(promise, this.#interrupt.signal);
+    return Promise.race([promise, this.#grace.expired]);
+  }
+
+  async run(): Promise<void> {
+    try {
+      for (const claim of this.claims) {
+        const hash = bodyHash(claim.incident);
+        const decision = decide(this.journal.get(claim.key), hash);
+        if (decision.send) this.#queue.push({ claim, hash });
+        else this.#settle(claim, decision.result);
+      }
+      const workers = Array.from({ length: Math.min(this.options.concurrency, this.#queue.length) }, () =>
+        this.#work(),
+      );
+      await Promise.all(workers);
+      if (this.#recording > 0) await new Promise<void>((resolve) => (this.#allRecorded = resolve));
+      const [note, error] = this.#stopped
+        ? (['stopped', `not sent: the batch stopped (${this.#stopped.reason})`] as const)
+        : (['aborted', 'not sent: the batch was stopped'] as const);
+      for (const { claim } of this.#queue.splice(this.#next))
+        this.#settle(claim, { state: 'not_sent', note, error });
+      if (this.#failure) this.results.fail(this.#failure.error);
+      else if (this.#stopped) {
+        const { reason, message, cause } = this.#stopped;
+        this.results.fail(new BatchStoppedError(reason, message, { cause, unrecorded: this.#unrecorded }));
+      } else this.results.close();
+    } catch (error) {
+      this.results.fail(error);
+    } finally {
+      this.#finished = true;
+      this.#stop.abort();
+    }
+  }
+
+  /** Stops the batch for a reason of its own: no new claim is taken; the ones in flight settle. */
+  #stopBatch(reason: BatchStopReason, message: string, cause: unknown): void {
+    this.#stopped ??= { reason, message, cause };
+    this.#halt();
+  }
+
+  /** A journal write that failed (or got no answer): the batch stops, since nothing may leave unrecorded. */
+  #journalFailed(error: unknown): void {
+    if (error instanceof StoreGaveNoAnswer) {
+      this.#gaveUp = true;
+      this.#stopBatch(
+        'journal_unresponsive',
+        `The journal store did not answer within ${graceText()} of the stop; the run ended with what it knew`,
+        error,
+      );
+    } else {
+      this.#stopBatch('journal_failed', `The journal could not be written: ${errorMessage(error)}`, error);
+    }
+  }
+
+  async #work(): Promise<void> {
+    while (!this.#stop.signal.aborted) {
+      const next = this.#queue[this.#next];
+      if (!next) return;
+      this.#next++;
+      try {
+        await this.#file(next);
+      } catch (error) {
+        // Only what is not the journal's nor the network's gets here (an `onProgress` that threw).
+        this.#failure ??= { error };
+        this.#halt();
+      }
+    }
+  }
+
+  async #file({ claim, hash }: Queued): Promise<void> {
+    const signal = this.#stop.signal;
+    const base = () => ({ key: claim.key, bodyHash: hash, at: isoNow() });
+    let incident = claim.incident;
+    if (hasFileRefs(incident)) {
+      if (!(await this.#gate.ready(signal))) return this.#notTaken(claim);
+      try {
+        const refs = (claim.filesResolved ?? incident).attachments;
+        if (claim.filesResolved) await checkStillResolved(refs);
+        // Uploaded before the `sending` record: a crash here leaves an unused attachment, never a claim.
+        const attachments = await resolveAttachmentRefs(refs, this.client.attachments, {}, 'incident');
+        incident = { ...incident, attachments };
+      } catch (error) {
+        const record: JournalRecord = {
+          ...base(),
+          state: 'not_sent',
+          error: bounded(`upload failed: ${errorMessage(error)}`, MAX_ERROR),
+        };
+        return this.#record(claim, record, 'upload_failed', false);
+      }
+    }
+    if (!this.#gate.isOpen(signal) && !(await this.#gate.ready(signal))) return this.#notTaken(claim);
+    if (!(await this.#begin(claim, hash))) return;
+    let lastError: unknown;
+    let answersAtFirstFailure: number | undefined;
+    for (let retry = 0; ; retry++) {
+      // Checked again right before the POST: a pause set while this claim's `sending` record
+      // was being synced holds it too.
+      if (!this.#gate.isOpen(signal) && !(await this.#gate.ready(signal))) {
+        // Stopped before sending (again): nothing of this attempt reached the server, and any
+        // earlier attempt was provably not processed (a 429 or no connection).
+        const stopped: JournalRecord = {
+          ...base(),
+          state: 'not_sent',
+          error:
+            lastError === undefined
+              ? this.#whyNotSent()
+              : `not sent: ${bounded(errorMessage(lastError), MAX_ERROR)}`,
+        };
+        return this.#record(claim, stopped, this.#stopped ? 'stopped' : 'aborted', true);
+      }
+      this.#progress.inFlight++;
+      let record: JournalRecord;
+      try {
+        const { incidentId, requestId } = await postClaim(this.client, incident);
+        this.#answers++;
+        record = { key: claim.key, state: 'filed', bodyHash: hash, at: isoNow(), incidentId };
+        if (requestId !== undefined) record.requestId = requestId;
+      } catch (error) {
+        if (error instanceof ClaimsApiError) this.#answers++;
+        const connection = isConnectionFailure(error);
+        if (connection) answersAtFirstFailure ??= this.#answers;
+        if (isResendable(error) && retry < this.options.maxRetries) {
+          this.#progress.inFlight--;
+          this.#gate.pause(pauseFor(error, retry));
+          lastError = error;
+          continue;
+        }
+        if (connection && answersAtFirstFailure === this.#answers) this.#unreachable(claim, retry + 1, error);
+        record = recordOfFailure(error, base());
+      }
+      this.#progress.inFlight--;
+      // The worker takes its next claim at once; this one is reported once its record is durable,
+      // so its write shares an fdatasync with the next `sending` records (group commit).
+      this.#recording++;
+      this.#record(claim, record, 'sent', true).then(() => this.#recorded());
+      return;
+    }
+  }
+
+  /**
+   * A claim failed to connect on every attempt it was allowed, and no claim got any answer
+   * from the API meanwhile: the API cannot be reached, and every other claim would spend the
+   * same back-off to find it out. The batch stops.
+   */
+  #unreachable(claim: ValidClaim, attempts: number, error: unknown): void {
+    this.#stopBatch(
+      'unreachable',
+      `The API could not be reached: ${attempts} attempt(s) to send key ${echo(claim.key)} failed to connect ` +
+        `(${bounded(errorMessage(error), MAX_ERROR)}), and no claim got an answer from the API meanwhile`,
+      error,
+    );
+  }
+
+  /**
+   * Writes the claim's `sending` record through the store's conditional write; false when
+   * this run must not send it (settled here). A shared store that refuses says what the key
+   * is now, and that is decided on again.
+   */
+  async #begin(claim: ValidClaim, hash: string): Promise<boolean> {
+    for (let round = 1; ; round++) {
+      const sending: JournalRecord = { key: claim.key, state: 'sending', bodyHash: hash, at: isoNow() };
+      let answer: Awaited<ReturnType<Journal['begin']>>;
+      try {
+        answer = await this.guard(this.journal.begin(sending));
+      } catch (error) {
+        this.#journalFailed(error);
+        // Given up unanswered, the store may still write it: then the key reads `sending`, never sent.
+        if (error instanceof StoreGaveNoAnswer) this.#unrecorded.push({ key: claim.key, state: 'not_sent' });
+        this.#settle(claim, {
+          state: 'not_sent',
+          note: 'stopped',
+          error: `not sent: its sending record could not be written (${bounded(errorMessage(error), MAX_ERROR)})`,
+        });
+        return false;
+      }
+      if (answer.taken) return true;
+      const decision = decide(answer.latest, hash);
+      if (!decision.send) {
+        this.#settle(claim, decision.result);
+        return false;
+      }
+      if (round >= CLAIM_ROUNDS) {
+        this.#settle(claim, {
+          state: 'unknown',
+          note: 'taken_elsewhere',
+          error: 'other runs sharing this journal kept changing this key; not sent',
+        });
+        return false;
+      }
+    }
+  }
+
+  /**
+   * Writes a claim's final record and settles it. When the journal cannot keep it, the
+   * claim is still reported as it ended (the key stays `sending` in the journal, for review),
+   * a filed one listed in `unrecorded` with its incidentId, and the batch stops.
+   */
+  #record(claim: ValidClaim, record: JournalRecord, note: ClaimNote, afterSending: boolean): Promise<void> {
+    return this.guard(this.journal.write(record)).then(
+      () => this.#settleSafely(claim, resultOf(record, note)),
+      (error: unknown) => {
+        this.#journalFailed(error);
+        const result = resultOf(record, note);
+        if (afterSending) {
+          this.#unrecorded.push({
+            key: record.key,
+            state: record.state as UnrecordedClaim['state'],
+            ...(record.incidentId === undefined ? {} : { incidentId: record.incidentId }),
+            ...(record.requestId === undefined ? {} : { requestId: record.requestId }),
+          });
+          result.error =
+            `${result.error ? `${result.error}; ` : ''}its ${record.state} record could not be written: ` +
+            `the journal still says sending, so it is not sent again until resolved (${RESOLVE_AS[record.state]})`;
+        }
+        this.#settleSafely(claim, result);
+      },
+    );
+  }
+
+  #settleSafely(claim: ValidClaim, result: Omit<ClaimResult, 'key' | 'line'>): void {
+    try {
+      this.#settle(claim, result);
+    } catch (error) {
+      // An `onProgress` that threw: the batch fails with it, as elsewhere.
+      this.#failure ??= { error };
+      this.#halt();
+    }
+  }
+
+  #recorded(): void {
+    if (--this.#recording === 0) this.#allRecorded?.();
+  }
+
+  #whyNotSent(): string {
+    return this.#stopped
+      ? `not sent: the batch stopped (${this.#stopped.reason})`
+      : 'not sent: the batch was stopped';
+  }
+
+  #notTaken(claim: ValidClaim): void {
+    this.#settle(claim, {
+      state: 'not_sent',
+      note: this.#stopped ? 'stopped' : 'aborted',
+      error: this.#whyNotSent(),
+    });
+  }
+
+  #settle(claim: ValidClaim, result: Omit<ClaimResult, 'key' | 'line'>): void {
+    const progress = this.#progress;
+    progress.done++;
+    progress.counts[result.state]++;
+    this.results.push({ key: claim.key, line: claim.line, ...result });
+    this.options.onProgress?.({ ...progress, counts: { ...progress.counts } });
+  }
+}
+
+/** How to resolve a key whose final record could not be written, by what this run knows. */
+const RESOLVE_AS: Record<JournalState, string> = {
+  filed: 'as filed, with its incidentId',
+  rejected: 'as not filed: the server refused it',
+  not_sent: 'as not filed: it was not sent',
+  unknown: 'look it up first: the server may have filed it',
+  sending: 'look it up first: the server may have filed it',
+};
+
+/**
+ * The files checked against the files root, checked again right before they are read: a path
+ * whose folders were swapped for a symlink since would now lead elsewhere.
+ */
+async function checkStillResolved(refs: IncidentCreate['attachments']): Promise<void> {
+  for (const ref of refs ?? []) {
+    const path = (ref.file as { path?: unknown } | undefined)?.path;
+    if (typeof path === 'string' && (await realpath(path)) !== path) {
+      throw new Error(
+        `${echo(path)} changed since it was checked (it now leads to another file); not uploaded`,
+      );
+    }
+  }
+}
+
+function hasFileRefs(incident: IncidentCreate): boolean {
+  return incident.attachments?.some((ref) => ref.file !== undefined) ?? false;
+}
+
+function pauseFor(error: unknown, retry: number): number {
+  const asked = error instanceof ClaimsApiError ? parseRetryAfter(error.headers) : undefined;
+  return Math.min(asked ?? backoffDelay(retry), MAX_PAUSE_MS);
+}
+
+const REPORTED: Record<JournalState, ClaimState> = {
+  sending: 'unknown',
+  filed: 'filed',
+  rejected: 'rejected',
+  unknown: 'unknown',
+  not_sent: 'not_sent',
+};
+
+function resultOf(record: JournalRecord, note: ClaimNote): Omit<ClaimResult, 'key' | 'line'> {
+  // Fields set one by one, not spread: this runs once per claim.
+  const result: Omit<ClaimResult, 'key' | 'line'> = { state: REPORTED[record.state], note };
+  if (record.incidentId !== undefined) result.incidentId = record.incidentId;
+  if (record.requestId !== undefined) result.requestId = record.requestId;
+  if (record.status !== undefined) result.status = record.status;
+  if (record.problems !== undefined) result.problems = record.problems;
+  if (record.error !== undefined) result.error = record.error;
+  return result;
+}

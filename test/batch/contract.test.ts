@@ -1,0 +1,539 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FileJournalStore } from '../../src/batch/file-store.js';
+import type { JournalRecord } from '../../src/batch/record.js';
+import type { JournalStore } from '../../src/batch/store.js';
+import {
+  type JournalStoreContractOptions,
+  journalStoreContract,
+  type MakeStore,
+} from '../../src/batch/testing/index.js';
+import { MemorySharedStore } from './memory-shared-store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'contract-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+journalStoreContract((name) => new FileJournalStore(join(dir, name)), {
+  describe,
+  it,
+  name: 'FileJournalStore passes the JournalStore contract',
+});
+
+journalStoreContract((name) => new MemorySharedStore(name, 150), {
+  describe,
+  it,
+  name: 'a shared store (in memory, leases of 150 ms) passes the JournalStore contract',
+  leaseMs: 150,
+});
+
+/** Runs the contract's cases against `makeStore` here and says which failed, and why. */
+async function failures(
+  makeStore: MakeStore,
+  options: JournalStoreContractOptions = {},
+): Promise<Map<string, string>> {
+  const cases: [string, () => Promise<void>][] = [];
+  journalStoreContract(makeStore, {
+    ...options,
+    describe: (_name, body) => body(),
+    it: (name, body) => cases.push([name, body]),
+  });
+  const failed = new Map<string, string>();
+  for (const [name, body] of cases) {
+    await body().catch((error: unknown) => failed.set(name, String((error as Error).message)));
+  }
+  return failed;
+}
+
+/** A file store with one thing changed. */
+function fileStore(change: (store: FileJournalStore) => Partial<JournalStore>): MakeStore {
+  return (name) => {
+    const store = new FileJournalStore(join(dir, `broken-${name}`));
+    return Object.assign(store, change(store)) as JournalStore;
+  };
+}
+
+/** A shared in-memory store with one thing changed. */
+function sharedStore(change: (store: MemorySharedStore) => Partial<JournalStore>): MakeStore {
+  return (name) => {
+    const store = new MemorySharedStore(`broken-${name}`, 100);
+    return Object.defineProperties(store, Object.getOwnPropertyDescriptors(change(store))) as JournalStore;
+  };
+}
+
+const names = (failed: Map<string, string>) => [...failed.keys()];
+
+describe('the contract suite fails a store that breaks the contract', () => {
+  it('passes the stores that keep it (the suite itself is sound)', async () => {
+    expect(names(await failures((name) => new FileJournalStore(join(dir, `sound-${name}`))))).toEqual([]);
+    expect(
+      names(await failures((name) => new MemorySharedStore(`sound-${name}`, 100), { leaseMs: 100 })),
+    ).toEqual([]);
+  });
+
+  it('a store that gives a key of digits back as a number (an integer column)', async () => {
+    const failed = await failures(
+      fileStore((store) => {
+        const load = store.load.bind(store);
+        return {
+          async *load() {
+            for await (const r of load())
+              yield (/^\d+$/.test(r.key) ? { ...r, key: Number(r.key) } : r) as JournalRecord;
+          },
+        };
+      }),
+    );
+    expect(names(failed)).toEqual([expect.stringContaining('gives back every record as written')]);
+  });
+
+  it('a store that loses a field, or changes a type (status as text)', async () => {
+    const failed = await failures(
+      fileStore((store) => {
+        const load = store.load.bind(store);
+        return {
+          async *load() {
+            for await (const r of load())
+              yield (r.status ? { ...r, status: String(r.status), problems: undefined } : r) as JournalRecord;
+          },
+        };
+      }),
+    );
+    expect(names(failed)).toEqual([expect.stringContaining('gives back every record as written')]);
+  });
+
+  it('a store whose close() does not wait for appends under way', async () => {
+    const failed = await failures(
+      sharedStore((store) => {
+        let closed = false;
+        const close = store.close.bind(store);
+        return {
+          append: async (record: JournalRecord) => {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            if (!closed) await MemorySharedStore.prototype.append.call(store, record);
+          },
+          close: async () => {
+            closed = true;
+            await close();
+          },
+        };
+      }),
+      { leaseMs: 100 },
+    );
+    expect(names(failed)).toContain(
+      'keeps 50 records appended at once, and close() waits for appends under way',
+    );
+  });
+
+  it('a store that still writes after close()', async () => {
+    const failed = await failures(fileStore(() => ({ claim: async () => ({ taken: true }) as const })));
+    expect(names(failed)).toContain('refuses append and claim after close()');
+    const appending = await failures(fileStore(() => ({ append: async () => undefined })));
+    expect(names(appending)).toContain('refuses append and claim after close()');
+  });
+
+  it('a store whose read-only open writes, or opens a journal that is not there', async () => {
+    const failed = await failures(
+      fileStore((store) => ({
+        open: (options) => FileJournalStore.prototype.open.call(store, { ...options, readOnly: false }),
+      })),
+    );
+    expect(names(failed)).toEqual(
+      expect.arrayContaining([
+        'read-only: loads what was written while another run has it open, and writes nothing',
+        'read-only open of a journal never written is refused (JournalError not_found)',
+      ]),
+    );
+  });
+
+  it('a single-run store without a lock', async () => {
+    const failed = await failures(
+      fileStore((store) => ({
+        open: async (options) => {
+          // As if the lock were always free: each open is a fresh read of the file.
+          await FileJournalStore.prototype.open.call(store, { ...options, readOnly: true });
+        },
+      })),
+    );
+    expect(names(failed)).toContain(
+      'single-run: of runs opening it at once exactly one gets it (JournalError locked), until it closes',
+    );
+  });
+
+  it('a shared store whose claim does not compare (every run takes the key)', async () => {
+    const failed = await failures(
+      sharedStore((store) => ({
+        claim: async (record: JournalRecord) => {
+          await MemorySharedStore.prototype.append.call(store, record);
+          return { taken: true } as const;
+        },
+      })),
+      { leaseMs: 100 },
+    );
+    expect(names(failed)).toEqual(
+      expect.arrayContaining([
+        'shared: runs open it at once, and of runs claiming one key at once exactly one takes it',
+        'shared: a claim on a record that is no longer the latest is refused with the latest',
+      ]),
+    );
+  });
+
+  it('a shared store that does not say a live run holds a key, or whose leases never run out', async () => {
+    const unmarked = await failures(
+      sharedStore((store) => {
+        const load = store.load.bind(store);
+        const claim = store.claim.bind(store);
+        const strip = (r: JournalRecord) => ({ ...r, heldElsewhere: undefined });
+        return {
+          async *load() {
+            for await (const r of load()) yield strip(r);
+          },
+          claim: async (record: JournalRecord, previous: JournalRecord | undefined) => {
+            const answer = await claim(record, previous);
+            return answer.taken ? answer : { taken: false as const, latest: strip(answer.latest) };
+          },
+        };
+      }),
+      { leaseMs: 100 },
+    );
+    expect(names(unmarked)).toEqual(
+      expect.arrayContaining([
+        'shared: runs open it at once, and of runs claiming one key at once exactly one takes it',
+        "shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not",
+      ]),
+    );
+    const forever = await failures(
+      sharedStore((store) => {
+        const load = store.load.bind(store);
+        return {
+          async *load() {
+            for await (const r of load()) yield r.state === 'sending' ? { ...r, heldElsewhere: true } : r;
+          },
+        };
+      }),
+      { leaseMs: 100 },
+    );
+    expect(names(forever)).toEqual([
+      "shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not",
+    ]);
+  });
+
+  it('a shared store run without leaseMs, and a store that does not say whether it is shared', async () => {
+    const noLease = await failures((name) => new MemorySharedStore(`nolease-${name}`, 100));
+    expect(
+      noLease.get(
+        "shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not",
+      ),
+    ).toContain('needs the leaseMs option');
+    const unsaid = await failures(fileStore(() => ({ shared: undefined as unknown as boolean })));
+    expect(unsaid.get('says whether it is shared, and a new journal loads no record')).toContain(
+      'shared must be true or false',
+    );
+  });
+});
+
+describe('the contract suite itself', () => {
+  /** The cases as registered: name, body, timeout. */
+  function collect(makeStore: MakeStore, options: JournalStoreContractOptions = {}) {
+    const suites: string[] = [];
+    const cases: { name: string; body: () => Promise<void>; timeout: number | undefined }[] = [];
+    journalStoreContract(makeStore, {
+      describe: (name, body) => {
+        suites.push(name);
+        body();
+      },
+      it: (name, body, timeout) => cases.push({ name, body, timeout }),
+      ...options,
+    });
+    return { suites, cases };
+  }
+
+  it('names its suite, and gives each case 20 s plus twice the lease, or the timeout given', () => {
+    const file = (name: string) => new FileJournalStore(join(dir, name));
+    expect(collect(file).suites).toEqual(['JournalStore contract']);
+    expect(collect(file, { name: 'mine' }).suites).toEqual(['mine']);
+    expect(new Set(collect(file).cases.map((c) => c.timeout))).toEqual(new Set([20_000]));
+    expect(new Set(collect(file, { leaseMs: 300 }).cases.map((c) => c.timeout))).toEqual(new Set([20_600]));
+    expect(new Set(collect(file, { timeoutMs: 5_000 }).cases.map((c) => c.timeout))).toEqual(
+      new Set([5_000]),
+    );
+  });
+
+  it("uses the runner's global describe and it when none are given", () => {
+    const globals = globalThis as { describe?: unknown; it?: unknown };
+    const saved = { describe: globals.describe, it: globals.it };
+    const seen: string[] = [];
+    globals.describe = (name: string, body: () => void) => {
+      seen.push(`describe ${name}`);
+      body();
+    };
+    globals.it = (name: string) => seen.push(name);
+    try {
+      journalStoreContract((name) => new FileJournalStore(join(dir, name)));
+    } finally {
+      globals.describe = saved.describe;
+      globals.it = saved.it;
+    }
+    expect(seen[0]).toBe('describe JournalStore contract');
+    expect(seen).toContain('refuses append and claim after close()');
+  });
+
+  it('gives each case journals of its own, named [a-z0-9_], and closes every store it opened', async () => {
+    const names: string[] = [];
+    const open = new Set<JournalStore>();
+    const tracked =
+      (inner: MakeStore): MakeStore =>
+      async (name) => {
+        names.push(name);
+        const store = await inner(name);
+        const { open: opening, close } = { open: store.open.bind(store), close: store.close.bind(store) };
+        return Object.assign(store, {
+          open: async (options?: Parameters<JournalStore['open']>[0]) => {
+            await opening(options);
+            open.add(store);
+          },
+          close: async () => {
+            open.delete(store);
+            await close();
+          },
+        });
+      };
+    for (const [inner, options] of [
+      [(name: string) => new FileJournalStore(join(dir, `tracked-${name}`)), {}],
+      [(name: string) => new MemorySharedStore(`tracked-${name}`, 100), { leaseMs: 100 }],
+    ] as const) {
+      for (const { name, body } of collect(tracked(inner), options).cases) {
+        await body();
+        expect([...open], `${name} left a store open`).toEqual([]);
+      }
+    }
+    expect(names.every((n) => /^j\d+_[0-9a-f]{10}$/.test(n))).toBe(true);
+    const perCase = new Set(names);
+    expect(perCase.size).toBeGreaterThan(10);
+  });
+});
+
+describe('what the suite says when a store breaks the contract', () => {
+  it('a new journal that is not empty', async () => {
+    const failed = await failures(
+      fileStore(() => ({
+        async *load() {
+          yield { key: 'ghost', state: 'not_sent', bodyHash: 'h', at: 'a' } as JournalRecord;
+        },
+      })),
+    );
+    expect(names(failed)).toContain('says whether it is shared, and a new journal loads no record');
+  });
+
+  it('a claim that never takes, or takes without writing, or an append that does not write', async () => {
+    const never = await failures(
+      fileStore(() => ({ claim: async () => ({ taken: false, latest: {} as JournalRecord }) })),
+    );
+    expect(
+      never.get('gives back every record as written: every field with its type, the latest of a key last'),
+    ).toMatch(/^claim of 7001 on its latest record/);
+    const claimNoWrite = await failures(fileStore(() => ({ claim: async () => ({ taken: true }) as const })));
+    expect(names(claimNoWrite)).toContain(
+      'gives back every record as written: every field with its type, the latest of a key last',
+    );
+    const appendNoWrite = await failures(
+      fileStore((store) => ({
+        append: async (record: JournalRecord) => {
+          if (record.state === 'sending' || record.resolvedBy === 'user')
+            await FileJournalStore.prototype.append.call(store, record);
+        },
+      })),
+    );
+    expect(
+      appendNoWrite.get(
+        'gives back every record as written: every field with its type, the latest of a key last',
+      ),
+    ).toMatch(/^the record of 7001/);
+  });
+
+  it('writes after close(): which one', async () => {
+    const appending = await failures(fileStore(() => ({ append: async () => undefined })));
+    expect(appending.get('refuses append and claim after close()')).toMatch(/append after close/);
+    const claiming = await failures(fileStore(() => ({ claim: async () => ({ taken: true }) as const })));
+    expect(claiming.get('refuses append and claim after close()')).toMatch(/claim after close/);
+  });
+
+  it('a read-only store that still writes, or refuses a missing journal with another code', async () => {
+    const writes = await failures(
+      fileStore((store) => ({
+        append: (record: JournalRecord) =>
+          (store as unknown as { readOnlyWrites?: boolean }).readOnlyWrites
+            ? Promise.resolve()
+            : FileJournalStore.prototype.append.call(store, record),
+        open: async (options?: Parameters<JournalStore['open']>[0]) => {
+          (store as unknown as { readOnlyWrites?: boolean }).readOnlyWrites = options?.readOnly === true;
+          await FileJournalStore.prototype.open.call(store, options);
+        },
+      })),
+    );
+    expect(names(writes)).toEqual([
+      'read-only: loads what was written while another run has it open, and writes nothing',
+    ]);
+    const wrongCode = await failures(
+      fileStore((store) => ({
+        open: async (options?: Parameters<JournalStore['open']>[0]) => {
+          await FileJournalStore.prototype.open.call(store, options).catch((error: unknown) => {
+            throw Object.assign(new Error('gone'), {
+              code:
+                (error as { code: string }).code === 'not_found' ? 'io' : (error as { code: string }).code,
+            });
+          });
+        },
+      })),
+    );
+    expect(names(wrongCode)).toEqual([
+      'read-only open of a journal never written is refused (JournalError not_found)',
+    ]);
+  });
+
+  it('a single-run store that refuses other runs with another code than locked', async () => {
+    const failed = await failures(
+      fileStore((store) => ({
+        open: async (options?: Parameters<JournalStore['open']>[0]) => {
+          await FileJournalStore.prototype.open.call(store, options).catch((error: unknown) => {
+            throw Object.assign(new Error('busy'), { code: 'io', cause: error });
+          });
+        },
+      })),
+    );
+    expect(
+      failed.get(
+        'single-run: of runs opening it at once exactly one gets it (JournalError locked), until it closes',
+      ),
+    ).toMatch(/the others: locked/);
+  });
+
+  it('shared stores: which promise each broke', async () => {
+    const noCompare = await failures(
+      sharedStore((store) => ({
+        claim: async (record: JournalRecord) => {
+          await MemorySharedStore.prototype.append.call(store, record);
+          return { taken: true } as const;
+        },
+      })),
+      { leaseMs: 100 },
+    );
+    expect(
+      noCompare.get(
+        'shared: runs open it at once, and of runs claiming one key at once exactly one takes it',
+      ),
+    ).toMatch(/^exactly one run takes K/);
+    // Compares only whether the key has a record, not which.
+    const existence = await failures(
+      sharedStore((store) => ({
+        claim: async (record: JournalRecord, previous: JournalRecord | undefined) => {
+          const rows = MemorySharedStore.journals.get(store.name) as Map<string, { record: JournalRecord }>;
+          const row = rows.get(record.key);
+          if ((row === undefined) !== (previous === undefined)) {
+            return { taken: false, latest: { ...(row?.record as JournalRecord), heldElsewhere: true } };
+          }
+          await MemorySharedStore.prototype.append.call(store, record);
+          return { taken: true } as const;
+        },
+      })),
+      { leaseMs: 100 },
+    );
+    expect(
+      existence.get('shared: a claim on a record that is no longer the latest is refused with the latest'),
+    ).toMatch(/a previous the key never had/);
+    const notTheWinner = await failures(
+      sharedStore((store) => {
+        const claim = store.claim.bind(store);
+        return {
+          claim: async (record: JournalRecord, previous: JournalRecord | undefined) => {
+            const answer = await claim(record, previous);
+            return answer.taken
+              ? answer
+              : { taken: false as const, latest: { ...record, heldElsewhere: true } };
+          },
+        };
+      }),
+      { leaseMs: 100 },
+    );
+    expect(
+      notTheWinner.get(
+        'shared: runs open it at once, and of runs claiming one key at once exactly one takes it',
+      ),
+    ).toMatch(/latest is the winner's record/);
+  });
+
+  it('shared stores: the live and dead marks', async () => {
+    const strip = (r: JournalRecord) => ({ ...r, heldElsewhere: undefined });
+    const unmarked = await failures(
+      sharedStore((store) => {
+        const load = store.load.bind(store);
+        const claim = store.claim.bind(store);
+        return {
+          async *load() {
+            for await (const r of load()) yield strip(r);
+          },
+          claim: async (record: JournalRecord, previous: JournalRecord | undefined) => {
+            const answer = await claim(record, previous);
+            return answer.taken ? answer : { taken: false as const, latest: strip(answer.latest) };
+          },
+        };
+      }),
+      { leaseMs: 100 },
+    );
+    expect(
+      unmarked.get('shared: runs open it at once, and of runs claiming one key at once exactly one takes it'),
+    ).toMatch(/the winner is alive: heldElsewhere/);
+    expect(
+      unmarked.get(
+        "shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not",
+      ),
+    ).toMatch(/held by a live run/);
+    const allHeld = await failures(
+      sharedStore((store) => {
+        const load = store.load.bind(store);
+        return {
+          async *load() {
+            for await (const r of load()) yield { ...r, heldElsewhere: true };
+          },
+        };
+      }),
+      { leaseMs: 100 },
+    );
+    expect(
+      allHeld.get(
+        "shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not",
+      ),
+    ).toMatch(/a final record is held by nobody/);
+    const forever = await failures(
+      sharedStore((store) => {
+        const load = store.load.bind(store);
+        return {
+          async *load() {
+            for await (const r of load()) yield r.state === 'sending' ? { ...r, heldElsewhere: true } : r;
+          },
+        };
+      }),
+      { leaseMs: 100 },
+    );
+    expect(
+      forever.get(
+        "shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not",
+      ),
+    ).toMatch(/a dead run's sending record needs review/);
+    const noResolution = await failures(
+      sharedStore((store) => {
+        const claim = store.claim.bind(store);
+        return {
+          claim: async (record: JournalRecord, previous: JournalRecord | undefined) =>
+            record.resolvedBy === 'user'
+              ? { taken: false as const, latest: previous as JournalRecord }
+              : claim(record, previous),
+        };
+      }),
+      { leaseMs: 100 },
+    );
+    expect(names(noResolution)).toContain(
+      "shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not",
+    );
+  });
+});
