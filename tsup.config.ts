@@ -22,6 +22,7 @@ export default defineConfig([
       'testing/index': 'src/testing/index.ts',
       'batch/index': 'src/batch/index.ts',
       'batch/testing/index': 'src/batch/testing/index.ts',
+      'batch/postgres/index': 'src/batch/postgres/index.ts',
       'auth/index': 'src/auth/index.ts',
       // No node: import and no framework: test/webhooks/entry.test.ts checks both.
       'webhooks/index': 'src/webhooks/index.ts',

@@ -4,12 +4,16 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     alias: {
+      'claims-notification-sdk/batch/postgres': fileURLToPath(
+        new URL('./src/batch/postgres/index.ts', import.meta.url),
+      ),
       'claims-notification-sdk/batch/testing': fileURLToPath(
         new URL('./src/batch/testing/index.ts', import.meta.url),
       ),
       'claims-notification-sdk/batch': fileURLToPath(new URL('./src/batch/index.ts', import.meta.url)),
       'claims-notification-sdk/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
       'claims-notification-sdk/auth': fileURLToPath(new URL('./src/auth/index.ts', import.meta.url)),
+      'claims-notification-sdk/webhooks': fileURLToPath(new URL('./src/webhooks/index.ts', import.meta.url)),
       'claims-notification-sdk': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

@@ -584,4 +584,65 @@ fi
 step "running the testing entry from ESM and CommonJS with msw"
 (cd "$APP" && node testing-esm.mjs msw && node testing-cjs.cjs msw)
 
+# The ./batch/postgres entry: without `pg` installed, importing the SDK and its entries works and
+# loads no `pg`; a store says what to install when it opens. With `pg` installed (offline, the
+# lockfile's version), a store that cannot connect fails with JournalError, the password unshown.
+cat >"$APP/postgres-scenario.cjs" <<'JS'
+module.exports = async function scenario(entry, how, pgInstalled) {
+  const { PostgresJournalStore, PostgresDeliveryStore } = entry;
+  if (typeof PostgresDeliveryStore !== 'function') throw new Error(`${how}: no PostgresDeliveryStore`);
+  const store = new PostgresJournalStore({ connectionString: 'postgres://smoke:s3cret-smoke@127.0.0.1:9/db', table: 'smoke' });
+  if (store.shared !== true) throw new Error(`${how}: the PostgreSQL store is not shared`);
+  if (String(store).includes('s3cret')) throw new Error(`${how}: the password is in String(store)`);
+  const error = await store.open().then(() => undefined, (e) => e);
+  if (!error || error.name !== 'JournalError') throw new Error(`${how}: open() did not fail with JournalError: ${error}`);
+  if (`${error.message}${error.stack}`.includes('s3cret')) throw new Error(`${how}: the password is in the error`);
+  if (!pgInstalled && !/npm install pg/.test(error.message)) throw new Error(`${how}: no word on installing pg: ${error.message}`);
+  if (pgInstalled && error.code !== 'io') throw new Error(`${how}: expected io, got ${error.code}: ${error.message}`);
+};
+JS
+cat >"$APP/postgres-esm.mjs" <<'JS'
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const pgInstalled = process.argv[2] === 'pg';
+await import('claims-notification-sdk');
+await import('claims-notification-sdk/batch');
+const entry = await import('claims-notification-sdk/batch/postgres');
+await require('./postgres-scenario.cjs')(entry, 'ESM import', pgInstalled);
+JS
+cat >"$APP/postgres-cjs.cjs" <<'JS'
+const pgInstalled = process.argv[2] === 'pg';
+require('claims-notification-sdk');
+require('claims-notification-sdk/batch');
+const entry = require('claims-notification-sdk/batch/postgres');
+if (Object.keys(require.cache).some((file) => /[\\/]node_modules[\\/]pg[\\/]/.test(file)))
+  throw new Error('CommonJS: requiring the SDK and its entries loaded pg');
+require('./postgres-scenario.cjs')(entry, 'CommonJS require', pgInstalled).catch((e) => { console.error(e); process.exit(1); });
+JS
+cat >"$APP/types-postgres.mts" <<'TS'
+import { PostgresJournalStore, type PostgresJournalStoreOptions, type JournalStatus } from 'claims-notification-sdk/batch/postgres';
+import type { JournalStore } from 'claims-notification-sdk/batch';
+const options: PostgresJournalStoreOptions = { connectionString: 'postgres://u@h/db', table: 'night', leaseMs: 10_000 };
+export const store: JournalStore = new PostgresJournalStore(options);
+export const status = (s: PostgresJournalStore): Promise<JournalStatus> => s.status();
+TS
+cat >"$APP/tsconfig.postgres.json" <<JSON
+{ "compilerOptions": { "strict": true, "noEmit": true, "skipLibCheck": false, "types": ["node"], "module": "nodenext", "moduleResolution": "nodenext" },
+  "files": ["types-postgres.mts"] }
+JSON
+step "the ./batch/postgres entry without pg: imports, the types (tsc, nodenext), open() names what to install"
+[ ! -e "$APP/node_modules/pg" ] || { echo "smoke: pg is installed before the no-pg checks" >&2; exit 1; }
+(cd "$APP" && node postgres-esm.mjs && node postgres-cjs.cjs && node "$ROOT/node_modules/typescript/bin/tsc" -p tsconfig.postgres.json)
+PG="pg@$(node -p "require('$ROOT/node_modules/pg/package.json').version")"
+step "installing $PG offline"
+if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "$PG" >"$WORK/install-pg.log" 2>&1); then
+  step "offline install of pg failed (see below); linking it from the repo instead"
+  tail -n 5 "$WORK/install-pg.log" || true
+  for dep in pg pg-connection-string pg-pool pg-protocol pg-types pgpass pg-int8 postgres-array postgres-bytea postgres-date postgres-interval split2 xtend pg-cloudflare; do
+    [ -e "$APP/node_modules/$dep" ] || [ ! -e "$ROOT/node_modules/$dep" ] || ln -s "$ROOT/node_modules/$dep" "$APP/node_modules/$dep"
+  done
+fi
+step "the ./batch/postgres entry with pg: a store that cannot connect fails with JournalError io, no password"
+(cd "$APP" && node postgres-esm.mjs pg && node postgres-cjs.cjs pg)
+
 step "all good"

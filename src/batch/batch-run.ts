@@ -17,11 +17,13 @@ import { RateGate } from './rate-gate.js';
 import type { JournalRecord, JournalState } from './record.js';
 import type { BatchProgress, ClaimNote, ClaimResult, ClaimState } from './result.js';
 import {
+  isCallerRefusal,
   isConnectionFailure,
   isResendable,
   MAX_RECORD_ERROR as MAX_ERROR,
   postClaim,
   recordOfFailure,
+  refusesEveryClaim,
 } from './send-claim.js';
 import type { ValidClaim } from './validate-claims.js';
 
@@ -210,6 +212,7 @@ export class BatchRun {
     if (!(await this.#begin(claim, hash))) return;
     let lastError: unknown;
     let answersAtFirstFailure: number | undefined;
+    let note: ClaimNote = 'sent';
     for (let retry = 0; ; retry++) {
       // Checked again right before the POST: a pause set while this claim's `sending` record
       // was being synced holds it too.
@@ -244,13 +247,15 @@ export class BatchRun {
           continue;
         }
         if (connection && answersAtFirstFailure === this.#answers) this.#unreachable(claim, retry + 1, error);
+        if (refusesEveryClaim(error)) this.#callerRefused(error);
         record = recordOfFailure(error, base());
+        if (isCallerRefusal(error)) note = 'caller_refused';
       }
       this.#progress.inFlight--;
       // The worker takes its next claim at once; this one is reported once its record is durable,
       // so its write shares an fdatasync with the next `sending` records (group commit).
       this.#recording++;
-      this.#record(claim, record, 'sent', true).then(() => this.#recorded());
+      this.#record(claim, record, note, true).then(() => this.#recorded());
       return;
     }
   }
@@ -265,6 +270,20 @@ export class BatchRun {
       'unreachable',
       `The API could not be reached: ${attempts} attempt(s) to send key ${echo(claim.key)} failed to connect ` +
         `(${bounded(errorMessage(error), MAX_ERROR)}), and no claim got an answer from the API meanwhile`,
+      error,
+    );
+  }
+
+  /**
+   * The API refused the caller (401 after the token provider was asked again, or 403): every
+   * other claim would get the same answer, so the batch stops at once. The keys refused so and
+   * those not yet sent stay sendable: a re-run with a good token files them.
+   */
+  #callerRefused(error: ClaimsApiError): void {
+    this.#stopBatch(
+      'caller_refused',
+      `The API refused the caller (${error.status}${error.status === 401 ? ', after the token was asked for again' : ''}): ` +
+        `${bounded(errorMessage(error), MAX_ERROR)}; fix the token or its permissions and run the batch again (nothing refused so was recorded as rejected)`,
       error,
     );
   }

@@ -1,5 +1,6 @@
 import type { JournalRecord } from './record.js';
 import type { ClaimResult } from './result.js';
+import { CALLER_REFUSALS } from './send-claim.js';
 
 export type Decision = { send: true } | { send: false; result: Omit<ClaimResult, 'key' | 'line'> };
 
@@ -23,7 +24,9 @@ export function decide(previous: JournalRecord | undefined, hash: string): Decis
             },
           };
     case 'rejected':
-      if (previous.bodyHash !== hash) return { send: true };
+      // A refusal of the caller or the route recorded as `rejected` by an earlier version (a run
+      // with an expired token): it said nothing of the claim, so the claim is sent again.
+      if (previous.bodyHash !== hash || CALLER_REFUSALS.has(previous.status as number)) return { send: true };
       return {
         send: false,
         result: {

@@ -12,6 +12,7 @@ export type JournalErrorCode =
   | 'invalid_store'
   | 'not_resolvable'
   | 'unknown_key'
+  | 'changed_elsewhere'
   | 'closed';
 
 /**
@@ -26,6 +27,9 @@ export type JournalErrorCode =
  * - `read_only`: a write to a journal opened read-only;
  * - `invalid_store`: a store of yours lacks what the `JournalStore` contract asks;
  * - `not_resolvable`, `unknown_key`: a key cannot be resolved in its state;
+ * - `changed_elsewhere`: a shared store: another run changed a key after this run took it
+ *   (its lease ran out and a person resolved it meanwhile), so this run's record of it was
+ *   not written;
  * - `closed`: used after `close()`.
  */
 export class JournalError extends ClaimsError {
@@ -92,9 +96,12 @@ export function describeLineProblem(problem: LineProblem): string {
  * - `unreachable`: the API could not be reached: connections failed on every attempt of a
  *   claim, with no answer from the API in between (see docs/bulk-filing.md);
  * - `journal_unresponsive`: the journal store did not answer within the grace after `signal`
- *   aborted.
+ *   aborted;
+ * - `caller_refused`: the API refused the caller (a 401 that persisted after the token provider
+ *   was asked again, or a 403): every claim would get the same answer. The keys refused so
+ *   are `not_sent` (note `caller_refused`), sendable on a re-run with a good token.
  */
-export type BatchStopReason = 'journal_failed' | 'unreachable' | 'journal_unresponsive';
+export type BatchStopReason = 'journal_failed' | 'unreachable' | 'journal_unresponsive' | 'caller_refused';
 
 /**
  * A claim whose outcome this run knows but whose record the journal could not keep: its

@@ -14,6 +14,9 @@ export type ClaimState = 'filed' | 'rejected' | 'unknown' | 'not_sent';
  *   written, the API could not be reached: see `BatchStoppedError`).
  * - `upload_failed`: a `{ file }` attachment could not be uploaded; the claim was not sent.
  * - `taken_elsewhere`: a shared journal says another machine took the key first.
+ * - `caller_refused`: sent, and refused for the caller or the route, not the claim (401, 403,
+ *   404, 405, a 429 after the last retry; `status` says which): `not_sent`, sent again on the
+ *   next run.
  */
 export type ClaimNote =
   | 'sent'
@@ -24,7 +27,8 @@ export type ClaimNote =
   | 'aborted'
   | 'stopped'
   | 'upload_failed'
-  | 'taken_elsewhere';
+  | 'taken_elsewhere'
+  | 'caller_refused';
 
 /** One claim's result: one per input line, in the order they settle. */
 export interface ClaimResult {

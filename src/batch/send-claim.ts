@@ -34,6 +34,24 @@ export function isConnectionFailure(error: unknown): boolean {
   return error instanceof ClaimsConnectionError && outcomeOf(error) === 'not_sent';
 }
 
+/**
+ * Answers that judge the caller or the route, not the claim: 401 and 403 (the token), 404 and
+ * 405 (the address or method), and a 429 that outlasted every retry. A key refused so stays
+ * sendable (`not_sent`, note `caller_refused`): the same claim goes through once the caller is
+ * fixed. Every other 4xx (400, 409, 413, 422, ...) judges the claim itself: `rejected`.
+ */
+export const CALLER_REFUSALS: ReadonlySet<number> = new Set([401, 403, 404, 405, 429]);
+
+/** Whether a failed POST was refused for the caller or the route (see {@link CALLER_REFUSALS}). */
+export function isCallerRefusal(error: unknown): error is ClaimsApiError {
+  return error instanceof ClaimsApiError && CALLER_REFUSALS.has(error.status);
+}
+
+/** Whether the refusal says the caller is not allowed (401, 403): every other claim would get it too. */
+export function refusesEveryClaim(error: unknown): error is ClaimsApiError {
+  return error instanceof ClaimsApiError && (error.status === 401 || error.status === 403);
+}
+
 /** The longest `error` text a record keeps, in characters. */
 export const MAX_RECORD_ERROR = 1_000;
 /** The longest answer body a record keeps whole as `problems`, in characters of its JSON. */
@@ -64,8 +82,9 @@ export function recordOfFailure(
     ...(api?.requestId === undefined ? {} : { requestId: api.requestId }),
     ...(api === undefined ? {} : { status: api.status }),
   };
-  // A 429 that outlasted every retry was never processed: it is sent on the next run.
-  if (error instanceof RateLimitError) return { ...base, ...evidence, state: 'not_sent', error: message };
+  // Refused for the caller or the route (a 429 that outlasted every retry among them): never
+  // processed, and nothing said about the claim: it is sent on the next run.
+  if (isCallerRefusal(error)) return { ...base, ...evidence, state: 'not_sent', error: message };
   switch (outcomeOf(error)) {
     case 'rejected':
       return {

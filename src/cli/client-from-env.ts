@@ -1,15 +1,40 @@
+import { clientCredentials } from '../auth/client-credentials.js';
 import { ClaimsClient } from '../platform/node.js';
 import { UsageError } from './exit-codes.js';
 
-/** The client the CLI uses: `CLAIMS_BASE_URL` and `CLAIMS_TOKEN` from the environment. */
+const OAUTH = ['CLAIMS_TOKEN_URL', 'CLAIMS_CLIENT_ID', 'CLAIMS_CLIENT_SECRET'] as const;
+
+/**
+ * The client the CLI uses: `CLAIMS_BASE_URL`, then either a static `CLAIMS_TOKEN`, or OAuth 2
+ * client credentials (`CLAIMS_TOKEN_URL`, `CLAIMS_CLIENT_ID`, `CLAIMS_CLIENT_SECRET`, optional
+ * `CLAIMS_SCOPE`) through the SDK's own provider, which renews the token before it expires and
+ * after a 401: a batch longer than a token's life does not fail half-way. Both kinds at once,
+ * or an incomplete set, is bad usage. No value is ever printed.
+ */
 export function clientFromEnv(env: NodeJS.ProcessEnv = process.env): ClaimsClient {
   const baseUrl = env.CLAIMS_BASE_URL;
-  const accessToken = env.CLAIMS_TOKEN;
-  const missing = [!baseUrl && 'CLAIMS_BASE_URL', !accessToken && 'CLAIMS_TOKEN'].filter(Boolean);
+  const token = env.CLAIMS_TOKEN;
+  const oauth = OAUTH.filter((name) => env[name]);
+  if (token && (oauth.length > 0 || env.CLAIMS_SCOPE)) {
+    throw new UsageError(`set either CLAIMS_TOKEN or the client credentials (${OAUTH.join(', ')}), not both`);
+  }
+  const missing: string[] = baseUrl ? [] : ['CLAIMS_BASE_URL'];
+  if (!token) {
+    if (oauth.length === 0 && !env.CLAIMS_SCOPE) missing.push(`CLAIMS_TOKEN (or ${OAUTH.join(', ')})`);
+    else missing.push(...OAUTH.filter((name) => !env[name]));
+  }
   if (missing.length > 0) throw new UsageError(`set ${missing.join(' and ')} in the environment`);
+  const scope = env.CLAIMS_SCOPE?.split(/[\s,]+/).filter(Boolean);
   return new ClaimsClient({
     baseUrl: baseUrl as string,
-    accessToken: accessToken as string,
+    accessToken: token
+      ? token
+      : clientCredentials({
+          tokenUrl: env.CLAIMS_TOKEN_URL as string,
+          clientId: env.CLAIMS_CLIENT_ID as string,
+          clientSecret: env.CLAIMS_CLIENT_SECRET as string,
+          ...(scope && scope.length > 0 ? { scope } : {}),
+        }),
     userAgent: 'claims-cli',
   });
 }

@@ -8,12 +8,21 @@ import type { ClaimInput } from '../batch/validate-claims.js';
 import { type ValidateOptions, validateClaims } from '../batch/validate-claims.js';
 import { clientFromEnv } from './client-from-env.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import {
+  type JournalLocation,
+  journalLocation,
+  journalStoreAt,
+  journalWords,
+  withLease,
+} from './journal-location.js';
 import { checkDistinct, checkJournalPath, checkWritable } from './paths.js';
 import { progressView } from './progress.js';
 import { readBatchFile } from './read-input.js';
 
 export interface ImportOptions {
   journal?: string;
+  journalTable?: string;
+  journalLease?: string;
   concurrency: string;
   report?: string;
   filesRoot?: string;
@@ -34,15 +43,18 @@ export async function importCommand(file: string, options: ImportOptions): Promi
     throw new UsageError('--concurrency must be a whole number from 1 to 256');
   }
   const client = clientFromEnv();
-  const journal = options.journal ?? `${file}.journal`;
+  const location = withLease(
+    journalLocation(options.journal, options.journalTable, `${file}.journal`),
+    options.journalLease,
+  );
   // Relative `{ file }` paths are read from the input file's folder; files must be in it, or in --files-root.
   const filesRelativeTo = resolve(dirname(file));
   const filesRoot = options.filesRoot === undefined ? filesRelativeTo : resolve(options.filesRoot);
   if (!options.dryRun) {
-    await checkJournalPath(journal, false);
+    if (location.kind === 'file') await checkJournalPath(location.path, false);
     const named = [
       { option: 'the input file', path: file },
-      { option: '--journal', path: journal },
+      ...(location.kind === 'file' ? [{ option: '--journal', path: location.path }] : []),
       ...(options.report ? [{ option: '--report', path: options.report }] : []),
     ];
     await checkDistinct(named);
@@ -51,6 +63,7 @@ export async function importCommand(file: string, options: ImportOptions): Promi
   const parsed = await readBatchFile(file);
   if (options.dryRun) return dryRun(client, parsed, { filesRoot, filesRelativeTo }, options.json === true);
   if (parsed.problems.length > 0) return printProblems(parsed.problems, parsed.count, options.json === true);
+  const journal = await journalStoreAt(location);
 
   const stop = new AbortController();
   let signalled: 'SIGINT' | 'SIGTERM' | undefined;
@@ -103,8 +116,8 @@ export async function importCommand(file: string, options: ImportOptions): Promi
     });
   }
   if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-  else printSummary(results, journal, signalled !== undefined);
-  if (stopped) printStop(stopped, journal);
+  else printSummary(results, location, signalled !== undefined);
+  if (stopped) printStop(stopped, location);
   if (reportFailed !== undefined) {
     process.stderr.write(
       `claims: the report could not be written to ${echo(options.report)} (${(reportFailed as NodeJS.ErrnoException).code ?? plainText(String(reportFailed))})\n`,
@@ -134,7 +147,7 @@ function reportEntry(r: ClaimResult): Record<string, unknown> {
  * The counts, then a line per claim that needs attention; claims left unsent because the
  * batch stopped are counted, not listed (thousands of lines would say one thing).
  */
-function printSummary(results: ClaimResult[], journal: string, interrupted: boolean): void {
+function printSummary(results: ClaimResult[], journal: JournalLocation, interrupted: boolean): void {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const count = (state: ClaimResult['state']) => results.filter((r) => r.state === state).length;
   out(
@@ -156,20 +169,20 @@ function printSummary(results: ClaimResult[], journal: string, interrupted: bool
   }
   if (results.some((r) => r.state === 'unknown' && r.note !== 'taken_elsewhere')) {
     out(
-      `  unknown claims may exist: look them up, then run: claims journal resolve --journal ${plainText(journal)} <key> --filed <incidentId> | --not-filed`,
+      `  unknown claims may exist: look them up, then run: claims journal resolve ${plainText(journalWords(journal).join(' '))} <key> --filed <incidentId> | --not-filed`,
     );
   }
 }
 
 /** The one line that says why the batch stopped, and how to resolve what the journal could not record. */
-function printStop(error: BatchStoppedError, journal: string): void {
+function printStop(error: BatchStoppedError, journal: JournalLocation): void {
   const err = (line: string) => process.stderr.write(`${line}\n`);
   err(`claims: stopped: ${plainText(error.message)}`);
   if (error.unrecorded.length === 0) return;
   err(
     `  ${error.unrecorded.length} claim(s) the journal could not record still read "sending"; once it can be written, run:`,
   );
-  const resolve = `claims journal resolve --journal ${shellWord(journal)}`;
+  const resolve = `claims journal resolve ${journalWords(journal).map(shellWord).join(' ')}`;
   for (const { key, state, incidentId } of error.unrecorded) {
     const word = shellWord(key);
     if (state === 'filed') err(`    ${resolve} ${word} --filed ${shellWord(incidentId as string)}`);

@@ -3,14 +3,16 @@ import { VERSION } from '../version.js';
 import { EXIT } from './exit-codes.js';
 import { addFormsCommands } from './forms-commands.js';
 import { importCommand } from './import-command.js';
-import { journalList, journalResolve } from './journal-command.js';
+import { journalList, journalResolve, journalStatus } from './journal-command.js';
 import { addOperations } from './operations.js';
 import { reportError } from './output.js';
 import { addSubscriptionsAsCode, usageExitCode } from './subscriptions-plan.js';
 import { addRotateHeader } from './webhooks-rotate.js';
 
 const HELP_FOOTER = `
-Environment: CLAIMS_BASE_URL (the API's base address) and CLAIMS_TOKEN (the bearer token).
+Environment: CLAIMS_BASE_URL (the API's base address) and CLAIMS_TOKEN (the bearer token), or
+CLAIMS_TOKEN_URL, CLAIMS_CLIENT_ID, CLAIMS_CLIENT_SECRET (and CLAIMS_SCOPE) for OAuth client
+credentials; CLAIMS_JOURNAL (a postgres:// journal; its password there or in PGPASSWORD).
 Exit codes: 0 done (import: every key filed); 1 something was not done (journal list: a key needs
 review); 2 bad usage or input; 130 stopped by Ctrl-C; 143 stopped by SIGTERM;
 forms check: 1 breaking changes, 3 compatible changes only, 4 could not compare.`;
@@ -36,7 +38,15 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .command('import')
     .description('file a batch of incidents, each at most once, recorded in a crash-safe journal')
     .argument('<file>', 'JSON Lines, one { "key": ..., "incident": {...} } a line (or a .csv file)')
-    .option('--journal <path>', "the journal of each key's state (default: <file>.journal)")
+    .option(
+      '--journal <path|url>',
+      "the journal of each key's state: a file (default: <file>.journal) or postgres://user@host/db (or CLAIMS_JOURNAL)",
+    )
+    .option('--journal-table <name>', 'the table of a postgres:// journal (default: claims_journal)')
+    .option(
+      '--journal-lease <seconds>',
+      "postgres:// journal: how long a dead worker's keys read as in flight before they need review (default: 30)",
+    )
     .option('--concurrency <n>', 'claims sent at once', '8')
     .option('--report <path>', 'write a JSON array, one { key, state, incidentId?, error? } per line')
     .option('--files-root <dir>', "{ file } attachments must be in this folder (default: the input file's)")
@@ -48,7 +58,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   journal
     .command('list')
     .description('list keys needing review (sending or unknown)')
-    .requiredOption('--journal <path>')
+    .option('--journal <path|url>', 'a journal file or postgres:// URL (or CLAIMS_JOURNAL)')
+    .option('--journal-table <name>', 'the table of a postgres:// journal (default: claims_journal)')
     .option('--all', 'every key, with its state')
     .option('--json', 'print JSON only')
     .action((o: Parameters<typeof journalList>[0]) => run(() => journalList(o)));
@@ -56,11 +67,19 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .command('resolve')
     .description('settle a key after looking on the server: --filed <incidentId> or --not-filed')
     .argument('<key>')
-    .requiredOption('--journal <path>')
+    .option('--journal <path|url>', 'a journal file or postgres:// URL (or CLAIMS_JOURNAL)')
+    .option('--journal-table <name>', 'the table of a postgres:// journal (default: claims_journal)')
     .option('--filed <incidentId>', 'the claim exists: never send it again')
     .option('--not-filed', 'the claim does not exist: the next import sends it')
     .option('--json', 'print JSON only')
     .action((key: string, o: Parameters<typeof journalResolve>[1]) => run(() => journalResolve(key, o)));
+  journal
+    .command('status')
+    .description("every worker's counts by state, and the totals (read-only)")
+    .option('--journal <path|url>', 'a journal file or postgres:// URL (or CLAIMS_JOURNAL)')
+    .option('--journal-table <name>', 'the table of a postgres:// journal (default: claims_journal)')
+    .option('--json', 'print JSON only')
+    .action((o: Parameters<typeof journalStatus>[0]) => run(() => journalStatus(o)));
 
   addOperations(program, run);
   addSubscriptionsAsCode(program, run);

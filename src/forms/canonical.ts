@@ -20,6 +20,7 @@ const DESCRIPTOR_KEYS = [
  * prototype instead, and the key would vanish from the output).
  */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  // Stryker disable next-line BooleanLiteral: writable and configurable are equivalent: the objects made here are only read and serialised, never changed.
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
@@ -43,6 +44,7 @@ export function canonicalDescriptor(descriptor: IncidentFieldDescriptor): Incide
     if (Object.hasOwn(descriptor, key)) setOwn(out, key, canonicalJson(descriptor[key]));
   const known = new Set<string>(DESCRIPTOR_KEYS);
   for (const key of Object.keys(descriptor).sort(byCodeUnits)) {
+    // Stryker disable next-line ConditionalExpression: equivalent: setting a known key again writes the same value where it already is.
     if (!known.has(key)) setOwn(out, key, canonicalJson(descriptor[key]));
   }
   return out as IncidentFieldDescriptor;
@@ -86,6 +88,6 @@ export function descriptorsHash(
 ): string {
   const entries = Object.keys(forms)
     .sort(byCodeUnits)
-    .map((key) => [key, (forms[key]?.descriptors ?? []).map(canonicalDescriptor)]);
+    .map((key) => [key, (forms[key] as (typeof forms)[string]).descriptors.map(canonicalDescriptor)]);
   return createHash('sha256').update(JSON.stringify(entries)).digest('hex');
 }

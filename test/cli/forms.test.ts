@@ -1,5 +1,5 @@
 /**
- * `claims forms pull` and `claims forms check` as their own processes against the sandbox:
+ * `claims forms pull` and `claims forms check` against the sandbox, in this process and as their own:
  * the files written, the exit codes (0 no change, 1 breaking, 3 compatible only, 4 could not
  * compare, 2 bad usage), `--json`, and no token in any output. The decisions are tested
  * in-process in test/forms/; these check the command line around them.
@@ -7,12 +7,13 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateFormsModule } from '../../src/forms/generate.js';
 import { parseSnapshot } from '../../src/forms/snapshot-file.js';
 import { ClaimsClient, checkForms } from '../../src/index.js';
 import { defaultSandboxMetadata } from '../../src/testing/core/seed.js';
 import { createSandbox, type Sandbox } from '../../src/testing/index.js';
+import { claimsInProcess } from './in-process.js';
 import { runClaims } from './run-claims.js';
 
 let sandbox: Sandbox;
@@ -30,8 +31,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+// In this process (so mutation testing sees the commands run); the real bin is run below
+// where the process itself matters (settings missing, no server).
 const claims = (args: string[], env: Record<string, string | undefined> = {}) =>
-  runClaims(args, sandbox.url, { CLAIMS_TOKEN: sandbox.token, ...env });
+  claimsInProcess(args, { CLAIMS_BASE_URL: sandbox.url, CLAIMS_TOKEN: sandbox.token, ...env });
 
 function noToken(result: { stdout: string; stderr: string }): void {
   expect(result.stdout + result.stderr).not.toContain(sandbox.token);
@@ -103,6 +106,23 @@ describe('claims forms pull', () => {
     noToken(first);
   });
 
+  it('a pull of fewer forms says which it dropped from the snapshot', async () => {
+    const snapshot = join(dir, 'fewer.json');
+    expect((await claims(['forms', 'pull', ...MOTOR, ...TRAVEL, '--snapshot', snapshot])).code).toBe(0);
+    const fewer = await claims(['forms', 'pull', ...MOTOR, '--snapshot', snapshot]);
+    expect(fewer).toMatchObject({ code: 0, stderr: '' });
+    expect(fewer.stdout).toBe(
+      [
+        'claims: pulled 1 form(s): 0 new or changed, 1 unchanged, 1 dropped (PRG-TRAVEL/TRAVEL-SINGLE/GB)',
+        `claims: ${snapshot} written`,
+        '',
+      ].join('\n'),
+    );
+    expect(Object.keys(parseSnapshot(readFileSync(snapshot, 'utf8'), 'f').forms)).toEqual([
+      'PRG-MOTOR/MOTOR-COMP/GB',
+    ]);
+  });
+
   it('--all pulls every form the programmes operation lists', async () => {
     const snapshot = join(dir, 'all.json');
     const result = await claims(['forms', 'pull', '--all', '--snapshot', snapshot]);
@@ -117,6 +137,10 @@ describe('claims forms pull', () => {
       [
         ['forms', 'pull', '--programme', 'P', '--snapshot', snapshot],
         /name each form with all three of --programme, --policy-type and --country \(got 1, 0 and 0\)/,
+      ],
+      [
+        ['forms', 'pull', '--programme', 'P', '--policy-type', 'T', '--snapshot', snapshot],
+        /name each form with all three of --programme, --policy-type and --country \(got 1, 1 and 0\)/,
       ],
       [['forms', 'pull', '--all', ...MOTOR, '--snapshot', snapshot], /give --all or name forms/],
       [['forms', 'pull', '--snapshot', snapshot], /name the forms to pull/],
@@ -141,7 +165,7 @@ describe('claims forms pull', () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(message);
     }
-    const missingEnv = await runClaims(['forms', 'pull', ...MOTOR, '--snapshot', snapshot], sandbox.url, {
+    const missingEnv = await claims(['forms', 'pull', ...MOTOR, '--snapshot', snapshot], {
       CLAIMS_TOKEN: '',
     });
     expect(missingEnv.code).toBe(2);
@@ -228,11 +252,16 @@ describe('claims forms check', () => {
     expect(refused.stderr).toMatch(/AuthenticationError/);
     expect(refused.stderr).toContain('claims: could not compare the forms (exit 4)');
     noToken(refused);
+  });
+
+  it('exit 4 from the real bin when no server answers', async () => {
     const gone = await runClaims(['forms', 'check', '--snapshot', snapshotFile], 'http://127.0.0.1:9', {
       CLAIMS_TOKEN: 'wrong-s3cret',
     });
     expect(gone.code).toBe(4);
     expect(gone.stdout).toBe('');
+    expect(gone.stderr).toContain('claims: could not compare the forms (exit 4)');
+    noToken(gone);
   });
 
   it('exit 2 for no snapshot, a broken one, or missing settings', async () => {
@@ -250,11 +279,31 @@ describe('claims forms check', () => {
     const bad = await claims(['forms', 'check', '--snapshot', broken]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`${broken}.forms["P/T/GB"].policyTypeCode: must be a non-empty string`);
-    const noEnv = await runClaims(['forms', 'check', '--snapshot', snapshotFile], '', {
-      CLAIMS_TOKEN: sandbox.token,
-    });
+    const noEnv = await claims(['forms', 'check', '--snapshot', snapshotFile], { CLAIMS_BASE_URL: '' });
     expect(noEnv.code).toBe(2);
     const unknownOption = await claims(['forms', 'check', '--snapshots', snapshotFile]);
     expect(unknownOption.code).toBe(2);
+  });
+});
+
+describe('the client the commands make', () => {
+  it('is closed when the command ends, whether it succeeded or not', async () => {
+    const close = vi.spyOn(ClaimsClient.prototype, 'close');
+    try {
+      const snapshot = join(dir, 'closed.json');
+      expect((await claims(['forms', 'pull', ...MOTOR, '--snapshot', snapshot])).code).toBe(0);
+      expect(close).toHaveBeenCalledTimes(1);
+      expect((await claims(['forms', 'check', '--snapshot', snapshot])).code).toBe(0);
+      expect(close).toHaveBeenCalledTimes(2);
+      const unknown = ['--programme', 'PRG-MOTOR', '--policy-type', 'MOTOR-COMP', '--country', 'ES'];
+      expect((await claims(['forms', 'pull', ...unknown, '--snapshot', snapshot])).code).toBe(1);
+      expect(close).toHaveBeenCalledTimes(3);
+      expect(
+        (await claims(['forms', 'check', '--snapshot', snapshot], { CLAIMS_TOKEN: 'wrong-s3cret' })).code,
+      ).toBe(4);
+      expect(close).toHaveBeenCalledTimes(4);
+    } finally {
+      close.mockRestore();
+    }
   });
 });

@@ -246,6 +246,86 @@ describe('claims subscriptions plan', () => {
     expect(await client.subscriptions.list(id)).toEqual([]);
   });
 
+  it("the webhook's settings: said by plan, set by apply, which says so", async () => {
+    const id = webhook();
+    const f = file('plan-9.json', {
+      webhook: { url: 'http://127.0.0.1:9/moved' },
+      subscriptions: [desired[1]],
+    });
+    const planned = await claims('subscriptions', 'plan', '--webhook', id, '-f', f);
+    expect(planned.stdout).toContain(
+      `Webhook ${id}: url = "http://127.0.0.1:9/moved" will be set on apply (every time: the API cannot read them back, so they are not counted as changes).\n`,
+    );
+    const applied = await claims('subscriptions', 'apply', '--webhook', id, '-f', f);
+    expect(applied.code).toBe(0);
+    // The plan first, then each change as it is made, then the total.
+    expect(applied.stdout).toMatch(
+      new RegExp(
+        `^  \\+ create "everything"\\n[^]*\\nPlan: 1 to create, 0 to update, 0 to disable; 0 unchanged\\.\\n\\+ create "everything" \\(id \\d+\\): done\\nApply complete: 1 change\\(s\\) made\\. Webhook ${id}'s settings were set\\.\\n$`,
+      ),
+    );
+    const json = await claims('subscriptions', 'apply', '--webhook', id, '-f', f, '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ applied: [], webhookUpdated: true });
+  });
+
+  it('plan --out with nothing to do saves the plan but offers no apply; a plain plan exits 0 with changes', async () => {
+    const id = webhook();
+    const f = file('plan-10.json', desired);
+    await claims('subscriptions', 'apply', '--webhook', id, '-f', f);
+    const out = join(dir, 'idle-plan.json');
+    const idle = await claims('subscriptions', 'plan', '--webhook', id, '-f', f, '--out', out);
+    expect(idle).toMatchObject({ code: 0, stderr: '' });
+    expect(idle.stdout).toBe(
+      `No changes: the subscriptions of webhook ${id} match the file (2 unchanged).\n`,
+    );
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({
+      changes: [],
+      unchanged: ['final-reports', 'everything'],
+    });
+    const other = webhook();
+    expect((await claims('subscriptions', 'plan', '--webhook', other, '-f', f)).code).toBe(0);
+  });
+
+  it('a file it cannot read or parse: the reason, as words and, with --json, as the error verdict', async () => {
+    const missing = join(dir, 'absent.json');
+    const unread = await claims('subscriptions', 'plan', '--webhook', '1', '-f', missing, '--json');
+    expect(unread.code).toBe(2);
+    expect(JSON.parse(unread.stdout)).toEqual({
+      verdict: 'error',
+      error: { name: 'UsageError', message: `cannot read the desired subscriptions from ${missing}: ENOENT` },
+    });
+    const broken = file('broken.json', '[{');
+    const parsed = await claims('subscriptions', 'plan', '--webhook', '1', '-f', broken);
+    expect(parsed).toMatchObject({ code: 2, stdout: '' });
+    expect(parsed.stderr).toMatch(
+      new RegExp(
+        `the desired subscriptions in ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: \\S`,
+      ),
+    );
+    const plan = file('broken-plan.json', '{');
+    expect((await claims('subscriptions', 'apply', plan)).stderr).toContain(
+      `the plan in ${plan} is not valid JSON: `,
+    );
+  });
+
+  it('--detailed-exitcode and --json change only plan: another command keeps its usage exit and prints no verdict', async () => {
+    for (const argv of [
+      ['subscriptions', 'apply', '--bogus', '--detailed-exitcode', '--json'],
+      ['subscriptions', 'list', '--bogus', '--detailed-exitcode', '--json'],
+      ['webhooks', 'plan', '--bogus', '--detailed-exitcode', '--json'],
+    ]) {
+      const result = await claims(...argv);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+    }
+    const wordsOnly = await claims('subscriptions', 'plan', '--bogus', '--detailed-exitcode');
+    expect(wordsOnly).toMatchObject({ code: 1, stdout: '' });
+    expect(wordsOnly.stderr).toContain("error: required option '--webhook <id>' not specified");
+    const planUsage = await claims('subscriptions', 'plan', '--bogus', '--json');
+    expect(planUsage.code).toBe(2);
+    expect(JSON.parse(planUsage.stdout)).toMatchObject({ verdict: 'error', error: { name: 'UsageError' } });
+  });
+
   it('the real bin exits with the detailed code', async () => {
     const id = webhook();
     const f = file('plan-8.json', desired);

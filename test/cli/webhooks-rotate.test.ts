@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createNodeMiddleware } from 'claims-notification-sdk/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimsClient } from '../../src/index.js';
 import { createSandbox, type Sandbox } from '../../src/testing/index.js';
-import { createNodeMiddleware } from '../../src/webhooks/index.js';
 import { closeServer, listen } from '../webhooks/http-send.js';
 import { claimsInProcess } from './in-process.js';
 

@@ -405,6 +405,17 @@ describe('verdictOf and the words of a change', () => {
       ].join('\n'),
     );
     expect(describeChanges(changes.slice(0, 1))).toMatch(/\n1 change in 1 form: 1 breaking, 0 compatible\n$/);
+    // Two changes of one form: one heading; a type change of two attributes lists both.
+    const twoInOne = diffForms(
+      { 'A/T/GB': [cause] },
+      { 'A/T/GB': [{ ...cause, listSource: ['Fire'], dataType: 'date', mapsTo: 'description' }] },
+    );
+    expect(
+      describeChanges(twoInOne)
+        .split('\n')
+        .filter((line) => line === 'A/T/GB'),
+    ).toHaveLength(1);
+    expect(describeChanges(twoInOne)).toContain('type changed: dataType "string", mapsTo "extendedFields"');
   });
 });
 

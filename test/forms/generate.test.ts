@@ -82,6 +82,29 @@ describe('generateFormsModule', () => {
     expect(header(generateFormsModule(c))).not.toBe(header(generateFormsModule(a)));
   });
 
+  it('the whole module, byte for byte, as users commit it (a change to it shows in their diffs)', async () => {
+    const source = generateFormsModule(
+      snapshotOf(
+        {
+          'P/T/GB': [
+            {
+              identifier: 'f:Cause',
+              name: 'Cause',
+              section: 'Incident',
+              listSource: ['Fire'],
+              isRequired: true,
+            },
+            { identifier: 'f:Ref', maxLength: 12 },
+          ],
+          'Q/T/FR': [],
+        },
+        true,
+      ),
+    );
+    // Review the file's diff after an intended change, then: npx vitest run -u test/forms/generate.test.ts
+    await expect(source).toMatchFileSnapshot('./fixtures/generated-module.ts.snap');
+  });
+
   it('its header says it is generated, by what, and the hash of the descriptors', () => {
     const snapshot = snapshotOf({
       'A/T/GB': [{ identifier: 'a:x' }, { identifier: 'a:y' }],
@@ -174,6 +197,11 @@ describe('generateFormsModule', () => {
       ].join('\n'),
     );
     expect(source).not.toContain('f:Else"?');
+    // A blank label or section is no label: the identifier names the field.
+    const blank = generateFormsModule(
+      snapshotOf({ 'P/T/GB': [{ identifier: 'f:B', name: '  ', section: ' ' }] }),
+    );
+    expect(blank).toContain('     * "f:B".\n');
   });
 
   it('a repeated identifier: the first descriptor types the value, any required one makes it required (as the run-time check)', () => {

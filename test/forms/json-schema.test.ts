@@ -111,6 +111,17 @@ describe('formJsonSchema', () => {
     expect(validate({ 'f:Cause': 'Fire', 'f:Date': 3 })).toBe(false);
   });
 
+  it('a dataType of "string" (the default) is not noted; another is', () => {
+    const schema = formJsonSchema(
+      form([
+        { identifier: 'f:S', dataType: 'string' },
+        { identifier: 'f:D', dataType: 'date' },
+      ]),
+    ) as { properties: Record<string, { description: string }> };
+    expect(schema.properties['f:S']?.description).toBe('Identifier "f:S".');
+    expect(schema.properties['f:D']?.description).toBe('Identifier "f:D". dataType "date".');
+  });
+
   it('a required free-text field must not be blank, as the SDK reads "required"', () => {
     const validate = ajv.compile(formJsonSchema(form([{ identifier: 'f:Ref', isRequired: true }])));
     expect(validate({ 'f:Ref': 'A1' })).toBe(true);

@@ -5,6 +5,7 @@
  * webhook's settings proven by where the next delivery goes.
  */
 import { createServer, request as httpRequest } from 'node:http';
+import { createNodeMiddleware } from 'claims-notification-sdk/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ClaimsClient,
@@ -14,7 +15,6 @@ import {
   SubscriptionPlanError,
 } from '../../src/index.js';
 import { createSandbox, type Sandbox } from '../../src/testing/index.js';
-import { createNodeMiddleware } from '../../src/webhooks/index.js';
 import { closeServer, listen } from '../webhooks/http-send.js';
 
 let sandbox: Sandbox;

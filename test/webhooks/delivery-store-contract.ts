@@ -3,8 +3,9 @@
  * store (PostgreSQL) runs the same cases against its database, with `sleep` long enough for
  * its clock. `make` returns a fresh, empty store with the given retention.
  */
+
+import type { DeliveryStore } from 'claims-notification-sdk/webhooks';
 import { describe, expect, it } from 'vitest';
-import type { DeliveryStore } from '../../src/webhooks/index.js';
 
 export interface StoreUnderTest {
   store: DeliveryStore;

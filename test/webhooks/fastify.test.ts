@@ -1,6 +1,6 @@
+import { fastifyWebhooks } from 'claims-notification-sdk/webhooks';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { fastifyWebhooks } from '../../src/webhooks/index.js';
 import { send } from './http-send.js';
 import { delivery, HEADER, receiverContract, SECRET } from './receiver-contract.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createLambdaHandler, type LambdaHttpEvent } from 'claims-notification-sdk/webhooks';
 import { describe, expect, it } from 'vitest';
-import { createLambdaHandler, type LambdaHttpEvent } from '../../src/webhooks/index.js';
 import {
   delivery,
   HEADER,

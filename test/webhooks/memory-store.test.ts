@@ -1,7 +1,7 @@
+import { MemoryDeliveryStore } from 'claims-notification-sdk/webhooks';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClaimsValidationError } from '../../src/errors.js';
-import { MemoryDeliveryStore } from '../../src/webhooks/index.js';
 import { deliveryStoreContract } from './delivery-store-contract.js';
 
 deliveryStoreContract('MemoryDeliveryStore', async ({ retentionMs }) => ({

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
+import { createNodeMiddleware } from 'claims-notification-sdk/webhooks';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
-import { createNodeMiddleware } from '../../src/webhooks/index.js';
 import { closeServer, listen, send } from './http-send.js';
 import { delivery, HEADER, receiverContract, SECRET } from './receiver-contract.js';
 

@@ -2,9 +2,7 @@
  * The receive path's own decisions, through the Web adapter (no server needed): option
  * checks at creation, the dedupe key, store failures, onError, the rotation helper.
  */
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { ClaimsValidationError } from '../../src/errors.js';
+
 import {
   createLambdaHandler,
   createNodeMiddleware,
@@ -13,7 +11,10 @@ import {
   generateHeaderValue,
   MemoryDeliveryStore,
   type WebhookReceiverOptions,
-} from '../../src/webhooks/index.js';
+} from 'claims-notification-sdk/webhooks';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ClaimsValidationError } from '../../src/errors.js';
 import { delivery, HEADER, SECRET } from './receiver-contract.js';
 
 const base = { headerName: HEADER, headerValue: SECRET };

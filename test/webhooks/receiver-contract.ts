@@ -3,9 +3,10 @@
  * real framework (hono's `common.case.test.ts` layout): the adapter test says how to start a
  * receiver and how to send it one request; this file says what must come back.
  */
+
+import type { OnDelivery, WebhookReceiverOptions } from 'claims-notification-sdk/webhooks';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { OnDelivery, WebhookReceiverOptions } from '../../src/webhooks/index.js';
 
 export const SECRET = 'correct horse battery staple';
 export const NEXT_SECRET = 'next-secret-0123456789';

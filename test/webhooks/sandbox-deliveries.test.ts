@@ -6,10 +6,10 @@
  * the first is still being handled answered 409.
  */
 import { createServer } from 'node:http';
+import { createNodeMiddleware } from 'claims-notification-sdk/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimsClient } from '../../src/index.js';
 import { createSandbox, NewEventDeliverySchema, type Sandbox } from '../../src/testing/index.js';
-import { createNodeMiddleware } from '../../src/webhooks/index.js';
 import { closeServer, listen } from './http-send.js';
 
 let sandbox: Sandbox;

@@ -1,7 +1,7 @@
 import { serve } from '@hono/node-server';
+import { createWebMiddleware } from 'claims-notification-sdk/webhooks';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { createWebMiddleware } from '../../src/webhooks/index.js';
 import { closeServer, send } from './http-send.js';
 import {
   delivery,

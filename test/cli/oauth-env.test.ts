@@ -1,0 +1,115 @@
+// The CLI's credentials from the environment: a static CLAIMS_TOKEN, or OAuth 2 client
+// credentials through the SDK's own provider (a batch longer than a token's life goes on);
+// both kinds, or an incomplete set, is bad usage; the client secret is in no output.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ClaimsServer, claimLine, startClaimsServer } from '../batch/claims-server.js';
+import { claimsInProcess } from './in-process.js';
+
+const SECRET = 'cli-Secret/+=42';
+let tokenServer: Server;
+let tokenUrl = '';
+const tokenRequests: string[] = [];
+let tokenAnswer: { status: number; body: unknown } = {
+  status: 200,
+  body: { access_token: 'oauth-token', expires_in: 3600 },
+};
+beforeAll(async () => {
+  tokenServer = createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    tokenRequests.push(`${req.headers.authorization ?? ''} ${body}`);
+    res.writeHead(tokenAnswer.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(tokenAnswer.body));
+  });
+  await new Promise<void>((resolve) => tokenServer.listen(0, '127.0.0.1', resolve));
+  tokenUrl = `http://127.0.0.1:${(tokenServer.address() as AddressInfo).port}/token`;
+});
+afterAll(() => new Promise((resolve) => tokenServer.close(resolve)));
+
+let server: ClaimsServer;
+const dir = mkdtempSync(join(tmpdir(), 'claims-oauth-env-'));
+const input = join(dir, 'in.jsonl');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeEach(async () => {
+  server = await startClaimsServer();
+  tokenRequests.length = 0;
+  writeFileSync(input, ['A', 'B'].map((k) => JSON.stringify(claimLine(k))).join('\n'));
+});
+afterEach(() => server.close());
+
+const oauth = () => ({
+  CLAIMS_BASE_URL: server.url,
+  CLAIMS_TOKEN: undefined,
+  CLAIMS_TOKEN_URL: tokenUrl,
+  CLAIMS_CLIENT_ID: 'cli-client',
+  CLAIMS_CLIENT_SECRET: SECRET,
+  CLAIMS_SCOPE: 'claims:write claims:read',
+});
+
+describe('claims: credentials from the environment', () => {
+  it('OAuth client credentials: one token request (the scope sent), the claims filed, the secret in no output', async () => {
+    const out = await claimsInProcess(['import', input, '--journal', join(dir, 'a.journal')], oauth());
+    expect(out.stderr).not.toContain('Error');
+    expect(out.code).toBe(0);
+    expect(server.received.sort()).toEqual(['A', 'B']);
+    expect(tokenRequests).toHaveLength(1);
+    expect(tokenRequests[0]).toContain('scope=claims%3Awrite+claims%3Aread');
+    expect(out.stdout + out.stderr).not.toContain(SECRET);
+  });
+
+  it('a token endpoint that refuses, echoing the secret: exit 1, the secret redacted', async () => {
+    tokenAnswer = {
+      status: 400,
+      body: { error: 'invalid_client', error_description: `bad secret ${SECRET}` },
+    };
+    try {
+      const out = await claimsInProcess(['import', input, '--journal', join(dir, 'b.journal')], oauth());
+      expect(out.code).toBe(1);
+      expect(out.stdout + out.stderr).not.toContain(SECRET);
+      expect(out.stdout).toContain('not_sent (sent): accessToken provider failed');
+      expect(server.received).toEqual([]);
+    } finally {
+      tokenAnswer = { status: 200, body: { access_token: 'oauth-token', expires_in: 3600 } };
+    }
+  });
+
+  it('bad usage (exit 2, nothing sent): both kinds at once, an incomplete set, none at all', async () => {
+    const cases: [Record<string, string | undefined>, string][] = [
+      [
+        { ...oauth(), CLAIMS_TOKEN: 'static' },
+        'claims: set either CLAIMS_TOKEN or the client credentials (CLAIMS_TOKEN_URL, CLAIMS_CLIENT_ID, CLAIMS_CLIENT_SECRET), not both\n',
+      ],
+      [
+        { ...oauth(), CLAIMS_CLIENT_SECRET: undefined, CLAIMS_CLIENT_ID: undefined },
+        'claims: set CLAIMS_CLIENT_ID and CLAIMS_CLIENT_SECRET in the environment\n',
+      ],
+      [
+        {
+          ...oauth(),
+          CLAIMS_TOKEN_URL: undefined,
+          CLAIMS_CLIENT_ID: undefined,
+          CLAIMS_CLIENT_SECRET: undefined,
+          CLAIMS_SCOPE: undefined,
+          CLAIMS_BASE_URL: undefined,
+        },
+        'claims: set CLAIMS_BASE_URL and CLAIMS_TOKEN (or CLAIMS_TOKEN_URL, CLAIMS_CLIENT_ID, CLAIMS_CLIENT_SECRET) in the environment\n',
+      ],
+      [
+        { CLAIMS_BASE_URL: server.url, CLAIMS_TOKEN: 'static', CLAIMS_SCOPE: 'x' },
+        'claims: set either CLAIMS_TOKEN or the client credentials (CLAIMS_TOKEN_URL, CLAIMS_CLIENT_ID, CLAIMS_CLIENT_SECRET), not both\n',
+      ],
+    ];
+    for (const [env, stderr] of cases) {
+      const out = await claimsInProcess(['import', input, '--journal', join(dir, 'c.journal')], env);
+      expect([out.code, out.stderr]).toEqual([2, stderr]);
+      expect(out.stderr).not.toContain(SECRET);
+    }
+    expect(server.received).toEqual([]);
+    expect(tokenRequests).toEqual([]);
+  });
+});

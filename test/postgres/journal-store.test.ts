@@ -1,0 +1,334 @@
+import { inspect } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { JournalError } from '../../src/batch/errors.js';
+import { Journal } from '../../src/batch/journal.js';
+import { PostgresJournalStore, type PostgresJournalStoreOptions } from '../../src/batch/postgres/index.js';
+import type { JournalRecord } from '../../src/batch/record.js';
+import { usePostgres } from './use-postgres.js';
+
+const db = await usePostgres();
+const url = db?.url as string;
+let tables = 0;
+const fresh = () => `store_${process.pid}_${++tables}`;
+const open: PostgresJournalStore[] = [];
+async function opened(options: Partial<PostgresJournalStoreOptions> = {}, readOnly = false) {
+  const store = new PostgresJournalStore({ connectionString: url, table: fresh(), ...options });
+  await store.open(readOnly ? { readOnly } : {});
+  open.push(store);
+  return store;
+}
+afterAll(async () => {
+  await Promise.all(open.map((s) => s.close()));
+});
+
+let admin: pg.Client;
+beforeAll(async () => {
+  if (!db) return;
+  admin = new pg.Client(url);
+  await admin.connect();
+});
+afterAll(() => admin?.end());
+
+const rec = (
+  key: string,
+  state: JournalRecord['state'],
+  extra: Partial<JournalRecord> = {},
+): JournalRecord => ({
+  key,
+  state,
+  bodyHash: `h-${key}`,
+  at: '2026-11-26T10:00:00.000Z',
+  ...extra,
+});
+async function loadAll(store: PostgresJournalStore): Promise<JournalRecord[]> {
+  const out: JournalRecord[] = [];
+  for await (const r of store.load()) out.push(r);
+  return out;
+}
+async function failure(promise: Promise<unknown>): Promise<JournalError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(JournalError);
+  return error as JournalError;
+}
+
+describe.skipIf(!db)('PostgresJournalStore', () => {
+  describe('the password, in the URL or PGPASSWORD, is in no message', () => {
+    const password = db?.password as string;
+    const shown = (error: JournalError) => `${error.message}\n${error.stack}\n${inspect(error)}`;
+
+    it('a wrong password: JournalError io naming the failure, not the password', async () => {
+      const wrong = `${password}-wrong/+&`;
+      const store = new PostgresJournalStore({
+        connectionString: url.replace(password, encodeURIComponent(wrong)),
+        table: fresh(),
+      });
+      expect(String(store)).not.toContain(password);
+      expect(String(store)).toMatch(
+        /^PostgreSQL journal store_\d+_\d+ at postgres:\/\/claims@127\.0\.0\.1:\d+\/postgres$/,
+      );
+      expect(inspect(store, { depth: 5 })).not.toContain(password);
+      const error = await failure(store.open());
+      expect(error.code).toBe('io');
+      expect(error.message).toMatch(/could not be opened: .*password authentication failed.*\(28P01\)/);
+      expect(shown(error)).not.toContain(wrong);
+      expect(shown(error)).not.toContain(encodeURIComponent(wrong));
+      await expect(store.claim(rec('A', 'sending'), undefined)).rejects.toMatchObject({ code: 'closed' });
+    });
+
+    it('from PGPASSWORD: opens with the URL holding none; a wrong one is not shown either', async () => {
+      vi.stubEnv('PGPASSWORD', password);
+      try {
+        const store = new PostgresJournalStore({ connectionString: db?.urlWithoutPassword, table: fresh() });
+        await store.open();
+        await store.close();
+        vi.stubEnv('PGPASSWORD', 'not-it-Secret-42');
+        const wrong = new PostgresJournalStore({ connectionString: db?.urlWithoutPassword, table: fresh() });
+        const error = await failure(wrong.open());
+        expect(shown(error)).not.toContain('not-it-Secret-42');
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    });
+
+    it('a server that is not there: JournalError io (ECONNREFUSED), the password not shown', async () => {
+      const store = new PostgresJournalStore(`postgres://u:${password}@127.0.0.1:9/db`);
+      const error = await failure(store.open());
+      expect(error.message).toContain('ECONNREFUSED');
+      expect(shown(error)).not.toContain(password);
+    });
+  });
+
+  it('refuses bad options before connecting: no way to connect, a table name that is not an identifier, a lease out of bounds', () => {
+    const refused = (options: PostgresJournalStoreOptions) => {
+      try {
+        new PostgresJournalStore(options);
+      } catch (error) {
+        return `${(error as JournalError).code}: ${(error as Error).message}`;
+      }
+      return 'accepted';
+    };
+    expect(refused({})).toBe('invalid_store: PostgresJournalStore needs a connectionString or a pool');
+    for (const table of ['a-b', 'x; DROP TABLE y', '"q"', '1abc', 'a'.repeat(41), 'a.b.c', '']) {
+      expect(refused({ connectionString: url, table })).toMatch(/^invalid_store: The journal table must be/);
+    }
+    expect(refused({ connectionString: url, table: 'a'.repeat(40) })).toBe('accepted');
+    expect(refused({ connectionString: url, table: 'ops.night_batch' })).toBe('accepted');
+    for (const leaseMs of [99, 86_400_001, 1.5, Number.NaN]) {
+      expect(refused({ connectionString: url, leaseMs })).toMatch(
+        /^invalid_store: leaseMs must be a whole number of ms from 100 to 86400000$/,
+      );
+    }
+    expect(new PostgresJournalStore({ connectionString: url, leaseMs: 100 }).leaseMs).toBe(100);
+    expect(new PostgresJournalStore({ connectionString: url }).leaseMs).toBe(30_000);
+    expect(new PostgresJournalStore({ connectionString: url }).table).toBe('claims_journal');
+    expect(new PostgresJournalStore({ connectionString: url, worker: 'night-1' }).worker).toMatch(
+      /^night-1\/[0-9a-f]{6}$/,
+    );
+  });
+
+  it('creates its tables in a schema of yours; a second store of the same journal migrates nothing again', async () => {
+    await admin.query('CREATE SCHEMA IF NOT EXISTS ops');
+    const table = `ops.${fresh()}`;
+    const [a, b] = [0, 1].map(() => new PostgresJournalStore({ connectionString: url, table }));
+    await Promise.all([a?.open(), b?.open()]);
+    await a?.append(rec('K', 'not_sent'));
+    expect((await loadAll(b as PostgresJournalStore)).map((r) => r.key)).toEqual(['K']);
+    const name = table.split('.')[1];
+    const { rows } = await admin.query(`SELECT value FROM ops."${name}_meta" WHERE name = 'schema'`);
+    expect(rows).toEqual([{ value: '1' }]);
+    await Promise.all([a?.close(), b?.close()]);
+  });
+
+  it('refuses a journal of a newer schema version, read-only or not', async () => {
+    const store = await opened();
+    await admin.query(`UPDATE "${store.table}_meta" SET value = '7' WHERE name = 'schema'`);
+    for (const readOnly of [false, true]) {
+      const again = new PostgresJournalStore({ connectionString: url, table: store.table });
+      const error = await failure(again.open({ readOnly }));
+      expect(error.code).toBe('corrupt');
+      expect(error.message).toContain(`${store.table} has schema version 7; this SDK knows versions up to 1`);
+    }
+  });
+
+  it('read-only: a missing meta table is not_found too; status() works; writes refused', async () => {
+    const store = await opened();
+    await store.append(rec('A', 'filed', { incidentId: 'INC-A' }));
+    const reader = new PostgresJournalStore({ connectionString: url, table: store.table });
+    await reader.open({ readOnly: true });
+    expect((await reader.status()).totals.filed).toBe(1);
+    await expect(reader.append(rec('B', 'not_sent'))).rejects.toMatchObject({ code: 'read_only' });
+    await reader.close();
+    await admin.query(`DROP TABLE "${store.table}_meta"`);
+    const error = await failure(
+      new PostgresJournalStore({ connectionString: url, table: store.table }).open({ readOnly: true }),
+    );
+    expect(error.code).toBe('not_found');
+    expect(error.message).toBe(`There is no journal table ${store.table} in this database`);
+  });
+
+  it('is opened once; nothing is read before it is opened', async () => {
+    const store = new PostgresJournalStore({ connectionString: url, table: fresh() });
+    await expect(loadAll(store)).rejects.toThrow('The journal must be opened before load');
+    await expect(store.status()).rejects.toThrow('The journal must be opened before status');
+    await expect(store.append(rec('A', 'not_sent'))).rejects.toThrow(
+      'The journal must be opened before write',
+    );
+    await store.open();
+    await expect(store.open()).rejects.toMatchObject({
+      code: 'closed',
+      message: 'A PostgresJournalStore is opened once',
+    });
+    await store.close();
+    await store.close();
+    await expect(loadAll(store)).rejects.toMatchObject({ code: 'closed', message: 'The journal is closed' });
+  });
+
+  it('append is conditional: a key another run changed since is not overwritten (a not_sent record is dropped, any other refused)', async () => {
+    const a = await opened({ worker: 'a' });
+    const b = new PostgresJournalStore({ connectionString: url, table: a.table, worker: 'b' });
+    await b.open();
+    open.push(b);
+    expect(await a.claim(rec('K', 'sending'), undefined)).toEqual({ taken: true });
+    expect(await a.claim(rec('N', 'sending'), undefined)).toEqual({ taken: true });
+    // b reads both (held by a live run), and a person resolves them over a's head.
+    const seen = new Map((await loadAll(b)).map((r) => [r.key, r]));
+    expect(seen.get('K')?.heldElsewhere).toBe(true);
+    for (const key of ['K', 'N']) {
+      const resolution = rec(key, 'not_sent', { resolvedBy: 'user', error: 'resolved as not filed' });
+      expect(await b.claim(resolution, seen.get(key))).toEqual({ taken: true });
+    }
+    const error = await failure(a.append(rec('K', 'filed', { incidentId: 'INC-K' })));
+    expect(error.code).toBe('changed_elsewhere');
+    expect(error.message).toBe(
+      'Key "K" was changed by another run (it is now not_sent) after this run took it, so its filed record was not written (did its lease run out, and was it resolved meanwhile?)',
+    );
+    await a.append(rec('N', 'not_sent', { error: 'not sent: the batch was stopped' }));
+    const now = new Map((await loadAll(a)).map((r) => [r.key, r]));
+    expect(now.get('N')).toMatchObject({ state: 'not_sent', resolvedBy: 'user' });
+    expect(now.get('K')).toMatchObject({ state: 'not_sent', resolvedBy: 'user' });
+    // A key this run never read, written by another run meanwhile: the same.
+    await b.append(rec('Z', 'filed', { incidentId: 'INC-Z' }));
+    await a.append(rec('Z', 'not_sent', { error: 'upload failed' }));
+    expect((await failure(a.append(rec('Z', 'rejected', { status: 422 })))).code).toBe('changed_elsewhere');
+    expect((await loadAll(a)).find((r) => r.key === 'Z')).toMatchObject({
+      state: 'filed',
+      incidentId: 'INC-Z',
+    });
+  });
+
+  it('claim with a previous record compares content when the record is not one it read, refusing a key whose row is gone', async () => {
+    const a = await opened();
+    await a.append(rec('K', 'unknown', { status: 503, error: 'x' }));
+    const b = new PostgresJournalStore({ connectionString: url, table: a.table });
+    await b.open();
+    open.push(b);
+    // Equal in content (another object, fields in another order): taken.
+    expect(
+      await b.claim(rec('K', 'filed', { incidentId: 'I', resolvedBy: 'user' }), {
+        error: 'x',
+        status: 503,
+        ...rec('K', 'unknown'),
+      }),
+    ).toEqual({ taken: true });
+    const stale = await b.claim(rec('K', 'not_sent'), rec('K', 'unknown', { status: 503, error: 'x' }));
+    expect(stale).toMatchObject({ taken: false, latest: { state: 'filed', incidentId: 'I' } });
+    await admin.query(`DELETE FROM "${a.table}" WHERE key = 'K'`);
+    const error = await failure(
+      b.claim(rec('K', 'not_sent'), rec('K', 'filed', { incidentId: 'I', resolvedBy: 'user' })),
+    );
+    expect(error.code).toBe('changed_elsewhere');
+    expect(error.message).toContain('has no record in the journal table, though one was read');
+  });
+
+  it('a row whose record is not JSON is refused (corrupt), naming the key', async () => {
+    const a = await opened();
+    await a.append(rec('K', 'not_sent'));
+    await admin.query(`UPDATE "${a.table}" SET record = '{not json' WHERE key = 'K'`);
+    const error = await failure(loadAll(a));
+    expect(error.code).toBe('corrupt');
+    expect(error.message).toBe('The record of key "K" in the journal table is not JSON');
+    // Journal.open refuses a journal whose records do not fit, and closes the store.
+    await admin.query(`UPDATE "${a.table}" SET record = '{"key":7001,"state":"filed"}' WHERE key = 'K'`);
+    const again = new PostgresJournalStore({ connectionString: url, table: a.table });
+    await expect(Journal.open(again)).rejects.toMatchObject({ code: 'corrupt' });
+    await expect(again.append(rec('A', 'not_sent'))).rejects.toMatchObject({ code: 'closed' });
+  });
+
+  it('leases: renewed while the run lives, ended at close() (its sending keys need review at once)', async () => {
+    const holder = await opened({ leaseMs: 300 });
+    await holder.claim(rec('L', 'sending'), undefined);
+    const { rows: before } = await admin.query(`SELECT lease_until - now() AS left FROM "${holder.table}"`);
+    expect(before[0].left.milliseconds).toBeGreaterThan(150);
+    await new Promise((r) => setTimeout(r, 700));
+    const reader = async () => {
+      const r = new PostgresJournalStore({ connectionString: url, table: holder.table });
+      await r.open({ readOnly: true });
+      const [one] = await loadAll(r);
+      await r.close();
+      return one;
+    };
+    expect((await reader())?.heldElsewhere).toBe(true);
+    await holder.close();
+    expect((await reader())?.heldElsewhere).toBeUndefined();
+    // The holder's own records are never "held elsewhere" when it reads them.
+    const self = await opened({ leaseMs: 60_000 });
+    await self.claim(rec('S', 'sending'), undefined);
+    expect((await loadAll(self))[0]?.heldElsewhere).toBeUndefined();
+  });
+
+  it('status(): counts per worker and in all, keys in flight, last write', async () => {
+    const a = await opened({ worker: 'alpha' });
+    const b = new PostgresJournalStore({ connectionString: url, table: a.table, worker: 'beta' });
+    await b.open();
+    open.push(b);
+    await a.claim(rec('A1', 'sending'), undefined);
+    await a.append(rec('A1', 'filed', { incidentId: 'I1' }));
+    await a.claim(rec('A2', 'sending'), undefined);
+    await b.append(rec('B1', 'rejected', { status: 422 }));
+    await b.append(rec('B2', 'unknown'));
+    await b.append(rec('B3', 'not_sent'));
+    const status = await a.status();
+    const zero = { sending: 0, filed: 0, rejected: 0, unknown: 0, not_sent: 0 };
+    expect(status.workers.map(({ lastWrite, ...w }) => w)).toEqual([
+      { worker: a.worker, counts: { ...zero, filed: 1, sending: 1 }, inFlight: 1 },
+      { worker: b.worker, counts: { ...zero, rejected: 1, unknown: 1, not_sent: 1 }, inFlight: 0 },
+    ]);
+    expect(status.totals).toEqual({
+      sending: 1,
+      filed: 1,
+      rejected: 1,
+      unknown: 1,
+      not_sent: 1,
+      inFlight: 1,
+    });
+    for (const w of status.workers) expect(Date.now() - Date.parse(w.lastWrite)).toBeLessThan(60_000);
+  });
+
+  it('loads a journal of more keys than one page, oldest first', async () => {
+    const a = await opened();
+    await admin.query(
+      `INSERT INTO "${a.table}" (key, state, body_hash, record, version, worker)
+       SELECT 'K' || i, 'filed', 'h', json_build_object('key', 'K' || i, 'state', 'filed', 'bodyHash', 'h', 'at', 'x', 'incidentId', 'I' || i)::text, 1, 'w'
+         FROM generate_series(1, 5003) AS i ORDER BY i`,
+    );
+    const keys = (await loadAll(a)).map((r) => r.key);
+    expect(keys).toHaveLength(5003);
+    expect(keys.slice(0, 2)).toEqual(['K1', 'K2']);
+    expect(keys.slice(-2)).toEqual(['K5002', 'K5003']);
+  });
+
+  it('a pool of yours is used and not ended by close()', async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const store = new PostgresJournalStore({ pool, table: fresh() });
+    expect(String(store)).toMatch(/ at a pool$/);
+    await store.open();
+    await store.append(rec('A', 'not_sent'));
+    await store.close();
+    expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    await pool.end();
+  });
+});

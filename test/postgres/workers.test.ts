@@ -1,0 +1,123 @@
+// Workers: several `claims import` processes on one input and one PostgreSQL journal, against a
+// local server that records every POST. Sized to take seconds (CLAIMS_PG_WORKERS_CLAIMS=20000
+// runs the issue's full size).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from '../batch/claims-server.js';
+import { type CliRun, startClaims, until } from '../cli/run-claims.js';
+import { usePostgres } from './use-postgres.js';
+
+const db = await usePostgres();
+const CLAIMS = Number(process.env.CLAIMS_PG_WORKERS_CLAIMS ?? 800);
+
+let server: ClaimsServer;
+let dir: string;
+let input: string;
+let table = '';
+let tables = 0;
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  server = await startClaimsServer();
+  dir = mkdtempSync(join(tmpdir(), 'claims-workers-'));
+  dirs.push(dir);
+  input = join(dir, 'claims.jsonl');
+  table = `workers_${process.pid}_${++tables}`;
+});
+afterEach(() => server.close());
+
+const keys = (n: number) => Array.from({ length: n }, (_, i) => `W${String(i + 1).padStart(5, '0')}`);
+
+type Entry = { key: string; state: string; note: string; incidentId?: string; error?: string };
+
+function worker(n: number, extra: string[] = [], env: Record<string, string> = {}): CliRun {
+  return startClaims(
+    [
+      'import',
+      input,
+      '--journal',
+      (db as { url: string }).url,
+      '--journal-table',
+      table,
+      '--report',
+      join(dir, `report-${n}.json`),
+      '--concurrency',
+      '4',
+      ...extra,
+    ],
+    server.url,
+    env,
+  );
+}
+const report = (n: number): Entry[] =>
+  JSON.parse(readFileSync(join(dir, `report-${n}.json`), 'utf8')) as Entry[];
+
+async function rows(): Promise<{ key: string; state: string; worker: string }[]> {
+  const client = new pg.Client((db as { url: string }).url);
+  await client.connect();
+  try {
+    return (await client.query(`SELECT key, state, worker FROM "${table}"`)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+function expectNoKeyTwice(): void {
+  const seen = new Set<string>();
+  const twice = server.received.filter((k) => seen.has(k) || !seen.add(k));
+  expect(twice).toEqual([]);
+}
+
+describe.skipIf(!db)('workers sharing one PostgreSQL journal (claims import --journal postgres://…)', () => {
+  it(`4 workers on ${CLAIMS} claims, one SIGKILLed mid-batch, then re-run: no claim twice, unknown exactly the killed worker's in flight`, async () => {
+    const all = keys(CLAIMS);
+    writeFileSync(input, `${all.map((k) => JSON.stringify(claimLine(k))).join('\n')}\n`);
+    server.answer = (key) => ({ ...defaultAnswer(key), delayMs: 5 });
+    // Started at the same instant on the same keys.
+    const runs = [0, 1, 2, 3].map((n) => worker(n, ['--journal-lease', '1']));
+    await until(() => server.received.length >= CLAIMS / 4, 60_000);
+    const victim = runs[0] as CliRun;
+    victim.child.kill('SIGKILL');
+    const killed = await victim.done;
+    expect(killed.signal).toBe('SIGKILL');
+    const survivors = await Promise.all(runs.slice(1).map((r) => r.done));
+    for (const s of survivors) {
+      expect(s.stderr).not.toContain('Error');
+      expect(s.stdout + s.stderr).not.toContain((db as { password: string }).password);
+    }
+    expectNoKeyTwice();
+    // What the killed worker left `sending`: its claims in flight (at most its concurrency).
+    const left = (await rows()).filter((r) => r.state === 'sending');
+    expect(left.length).toBeLessThanOrEqual(4);
+    expect(new Set(left.map((r) => r.worker.split('/')[1]))).toEqual(
+      new Set(left.length ? [String(victim.child.pid)] : []),
+    );
+    // The re-run (two workers at once) once the dead worker's lease ran out.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const again = await Promise.all([worker(10).done, worker(11).done]);
+    expectNoKeyTwice();
+    // Every key but those left for review reached the server (exactly once: above).
+    const received = new Set(server.received);
+    const leftKeys = new Set(left.map((r) => r.key));
+    expect(all.filter((k) => !received.has(k) && !leftKeys.has(k))).toEqual([]);
+    for (const n of [10, 11]) {
+      const entries = report(n);
+      // Every key reported once, in input order.
+      expect(entries.map((e) => e.key)).toEqual(all);
+      const unknown = entries.filter((e) => e.state === 'unknown');
+      expect(unknown.map((e) => e.key).sort()).toEqual(left.map((r) => r.key).sort());
+      expect(unknown.every((e) => e.note === 'needs_review')).toBe(true);
+      expect(entries.filter((e) => e.state !== 'unknown').every((e) => e.state === 'filed')).toBe(true);
+    }
+    for (const run of again) expect(run.code).toBe(left.length === 0 ? 0 : 1);
+    // Every key filed reached the server exactly once: the journal's filed keys are the server's.
+    const filed = (await rows()).filter((r) => r.state === 'filed').map((r) => r.key);
+    expect(filed.filter((k) => !received.has(k))).toEqual([]);
+    expect(filed.length).toBe(CLAIMS - left.length);
+  }, 180_000);
+});
