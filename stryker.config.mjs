@@ -1,5 +1,5 @@
 // Mutation testing of the core: `npm run mutation` (all core files) or, one file at a time,
-// `npx stryker run --mutate src/retry.ts`. Results are kept in reports/ (git-ignored) and
+// `npx stryker run --mutate src/call-policy.ts`. Results are kept in reports/ (git-ignored) and
 // reused: only mutants in changed code, or covered by changed tests, run again.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -8,7 +8,9 @@ export default {
   vitest: { configFile: 'vitest.mutation.config.ts' },
   mutate: [
     'src/transport.ts',
-    'src/retry.ts',
+    'src/call-policy.ts',
+    'src/call-errors.ts',
+    'src/claims-promise.ts',
     'src/errors.ts',
     'src/outcome.ts',
     'src/internal/*.ts',

@@ -16,7 +16,7 @@ export default defineConfig({
       'test/wire/**/*.test.ts',
       'test/faults/**/*.test.ts',
       'test/pinned/{newwire-,wire-,http-wire-}*.test.ts',
-      'test/pinned/{capped-text,connection-codes,undici-write-order,undici-deep-imports,header-paths,error-answers,one-shot-uploads,transport-stream-abort}.test.ts',
+      'test/pinned/{capped-text,connection-codes,undici-write-order,header-paths,error-answers,one-shot-uploads,transport-stream-abort}.test.ts',
       'test/transport.test.ts',
       'test/with-response.test.ts',
       'test/telemetry/**/*.test.ts',

@@ -1,6 +1,7 @@
 import { ClaimsError, requestIdOf } from './errors.js';
 import { redactorFor } from './internal/redact.js';
-import type { WireResponse } from './wire/types.js';
+import { flattenHeaders } from './wire/attempt.js';
+import type { RawHeaders, WireResponse } from './wire/types.js';
 
 /** What `.withResponse()` resolves to: the call's value and the HTTP answer that gave it. */
 export interface WithResponse<T> {
@@ -32,12 +33,39 @@ export interface ClaimsPromise<T> extends Promise<T> {
   withResponse(): Promise<WithResponse<T>>;
 }
 
-/** Where the transport leaves the answer a call resolved with (for `.withResponse()`; not for users). */
+/**
+ * What `.withResponse()` may still ask of the answer a call resolved with: its status, its
+ * headers as the wire gave them (copied, lower-cased and redacted only when asked for), and the
+ * call's token, to redact them. Not the answer itself: a held promise must not keep the
+ * request, its body or the connection's objects alive.
+ */
 export class ResponseSink {
-  response: WireResponse | undefined = undefined;
-  token = '';
+  #status = 0;
+  #headers: RawHeaders | undefined = undefined;
+  #token = '';
+
+  /** The transport's: the call resolved with this answer, sent with this token. */
+  answered(response: WireResponse, token: string): void {
+    this.#status = response.status;
+    this.#headers = response.rawHeaders;
+    this.#token = token;
+  }
+
+  /** What `.withResponse()` adds to the call's value. */
+  describe(): Omit<WithResponse<unknown>, 'data'> {
+    if (this.#headers === undefined) {
+      throw new ClaimsError('the call resolved without an HTTP answer to describe');
+    }
+    // Redacted as an error's headers are: the token in any spelling, under any name.
+    const headers = redactorFor(this.#token).headers(flattenHeaders(this.#headers));
+    return { status: this.#status, headers, requestId: requestIdOf(headers) };
+  }
 }
 
+/**
+ * Where a promise keeps its sink. Printing the promise shows the sink, never what it holds:
+ * its fields are private (a `WeakMap` beside the promise would cost every call more).
+ */
 const SINK = Symbol('claims-notification-sdk.response');
 
 type Sinked<T> = ClaimsPromise<T> & { [SINK]: ResponseSink };
@@ -57,9 +85,5 @@ export function claimsPromise<T>(run: (sink: ResponseSink) => Promise<T>): Claim
 
 async function withResponse<T>(this: Sinked<T>): Promise<WithResponse<T>> {
   const data = await this;
-  const { response, token } = this[SINK];
-  if (!response) throw new ClaimsError('the call resolved without an HTTP answer to describe');
-  // Redacted as an error's headers are: the token in any spelling, under any name.
-  const headers = token === '' ? response.headers() : redactorFor(token).headers(response.headers());
-  return { data, status: response.status, headers, requestId: requestIdOf(headers) };
+  return { data, ...this[SINK].describe() };
 }

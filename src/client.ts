@@ -258,8 +258,8 @@ function checkOptions(options: ClaimsClientOptions, platform: Platform): string 
   const issues: ValidationIssue[] = [];
   let baseUrl = '';
   try {
-    // Stryker disable next-line OptionalChaining: without options the TypeError is caught below, as an invalid URL is
-    const url = new URL(options?.baseUrl);
+    // Without options, the TypeError is caught below, as an invalid URL is.
+    const url = new URL(options.baseUrl);
     const http = url.protocol === 'http:' || url.protocol === 'https:';
     // Paths are appended to it: a query or fragment in the base has nowhere to go.
     if (http && !url.search && !url.hash) baseUrl = url.href.replace(/\/+$/, '');

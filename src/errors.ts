@@ -1,7 +1,6 @@
 import { describeIssues, describeUrl, summariseBody } from './internal/describe.js';
 import { boundMessage } from './internal/quote.js';
-import { type Outcome, outcomeOf, replaceMessage, setOutcome } from './outcome.js';
-import { isNeverSent } from './retry.js';
+import { markOutcome, type Outcome, outcomeOf, withOutcomeNote } from './outcome.js';
 
 /** What every SDK error may be built with. */
 export interface ClaimsErrorOptions {
@@ -22,9 +21,18 @@ export class ClaimsError extends Error {
    */
   override name = 'ClaimsError';
 
+  /**
+   * @param message what happened, made safe to print (control characters escaped, cut to
+   *   2,000 characters); an `'unknown'` error's message also says that the request may have
+   *   been processed (added when it does not).
+   */
   constructor(message: string, options: ClaimsErrorOptions = {}) {
-    super(boundMessage(message), options.cause === undefined ? undefined : { cause: options.cause });
-    setOutcome(this, options.outcome ?? 'not_sent');
+    const outcome = options.outcome ?? 'not_sent';
+    super(
+      withOutcomeNote(boundMessage(message), outcome),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    markOutcome(this, outcome);
   }
 
   /**
@@ -33,7 +41,8 @@ export class ClaimsError extends Error {
    * `'processed'` (a 2xx whose answer is unusable). See docs/calls-and-errors.md, "Errors".
    */
   get outcome(): Outcome {
-    return outcomeOf(this) ?? 'not_sent';
+    // Set by the constructor, for good.
+    return outcomeOf(this) as Outcome;
   }
 
   /**
@@ -42,11 +51,10 @@ export class ClaimsError extends Error {
    * `stack` or `cause`: a cause is someone else's error, and nothing here may carry the token.
    */
   toJSON(): Record<string, unknown> {
+    // The own enumerable fields are the documented ones (`name` among them, written again in its
+    // place); `stack` and `cause` never are (test/errors.test.ts holds it for every class).
     const json: Record<string, unknown> = { name: this.name, message: this.message, outcome: this.outcome };
-    for (const [key, value] of Object.entries(this)) {
-      // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: `stack` and `cause` are never own enumerable fields of an SDK error, and `name` is already written with the same value; the guard is defence for later fields
-      if (key !== 'name' && key !== 'stack' && key !== 'cause') json[key] = value;
-    }
+    for (const [key, value] of Object.entries(this)) json[key] = value;
     return json;
   }
 }
@@ -88,32 +96,48 @@ export class ClaimsResponseValidationError extends ClaimsError {
   /** What the answer lacks, each with the `path` in the body and a `message`. */
   readonly issues: ValidationIssue[];
 
-  constructor(body: unknown, issues: ValidationIssue[], context: string) {
+  /**
+   * @param context the call, `<METHOD> <url>`.
+   * @param options `cause`: the platform's error, when the body broke off or could not be decoded.
+   */
+  constructor(
+    body: unknown,
+    issues: ValidationIssue[],
+    context: string,
+    options: Pick<ClaimsErrorOptions, 'cause'> = {},
+  ) {
     // A 2xx came: the server acted, whatever is wrong with what it said.
-    super(describeIssues(`Unexpected response from ${context}`, issues), { outcome: 'processed' });
+    super(describeIssues(`Unexpected response from ${context}`, issues), {
+      ...options,
+      outcome: 'processed',
+    });
     this.body = body;
     this.issues = issues;
   }
 }
 
+/** What a connection or timeout error is built with: the options of every error, and the call's. */
+export interface ClaimsConnectionErrorOptions extends ClaimsErrorOptions, Partial<CallDescription> {}
+
 /**
- * No HTTP answer was received: connection refused or reset, DNS failure, socket error.
- * `outcome` is `'not_sent'` when the connection was never opened, else `'unknown'`.
+ * No usable HTTP answer was received: connection refused or reset, DNS failure, socket error,
+ * an answer that is not HTTP. `outcome` is `'not_sent'` when nothing of the request can have
+ * been written (the connection was never opened), else `'unknown'` (the default).
  */
 export class ClaimsConnectionError extends ClaimsError {
   override name = 'ClaimsConnectionError';
   /** HTTP method of the failed call; set on every error a call rejects with. */
-  readonly method: string | undefined = undefined;
+  readonly method: string | undefined;
   /** Full URL of the failed call; set on every error a call rejects with. */
-  readonly url: string | undefined = undefined;
+  readonly url: string | undefined;
   /** How many requests the call made (first attempt and retries); set on every error a call rejects with. */
-  readonly attempts: number | undefined = undefined;
+  readonly attempts: number | undefined;
 
-  constructor(message: string, options: ClaimsErrorOptions = {}) {
-    super(message, {
-      ...options,
-      outcome: options.outcome ?? (isNeverSent(options.cause) ? 'not_sent' : 'unknown'),
-    });
+  constructor(message: string, options: ClaimsConnectionErrorOptions = {}) {
+    super(message, { ...options, outcome: options.outcome ?? 'unknown' });
+    this.method = options.method;
+    this.url = options.url;
+    this.attempts = options.attempts;
   }
 }
 
@@ -136,23 +160,15 @@ export interface CallDescription {
 }
 
 /**
- * @internal Records on an error leaving a call which call it was: `method`, `url` and
- * `attempts` on connection and timeout errors (whose message then starts with the method
- * and URL, as an API error's does), `attempts` on API errors.
+ * The platform's `AbortError` of a call stopped by its caller's signal, with the signal's
+ * reason as `cause` (none when it has none) and the call's outcome. A fresh one per call, never
+ * the signal's own reason: calls sharing one signal may each have a different outcome, and the
+ * caller's object is not ours to mark.
  */
-export function describeCall(error: unknown, call: CallDescription): void {
-  if (error instanceof ClaimsConnectionError) {
-    if (error.method === undefined) {
-      define(error, 'method', call.method);
-      define(error, 'url', call.url);
-      replaceMessage(error, boundMessage(`${call.method} ${describeUrl(call.url)}: ${error.message}`));
-    }
-    define(error, 'attempts', call.attempts);
-  } else if (error instanceof ClaimsApiError) define(error, 'attempts', call.attempts);
-}
-
-function define(error: Error, name: string, value: unknown): void {
-  Object.defineProperty(error, name, { value, configurable: true, writable: false, enumerable: true });
+export function abortError(reason: unknown, outcome: Outcome): Error {
+  const error = new DOMException(withOutcomeNote('The operation was aborted', outcome), 'AbortError');
+  if (reason !== undefined) Object.defineProperty(error, 'cause', { value: reason, configurable: true });
+  return markOutcome(error, outcome);
 }
 
 /** What an API error was built from. */
@@ -167,6 +183,13 @@ export interface ApiErrorInit {
   method: string;
   /** Full URL of the request. */
   url: string;
+  /** How many requests the call made, this one included. @default 1 */
+  attempts?: number;
+  /**
+   * What the server may have done with the call. @default from the status: `'rejected'` for
+   * 4xx, `'unknown'` otherwise
+   */
+  outcome?: Outcome;
 }
 
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid'];
@@ -192,13 +215,14 @@ export class ClaimsApiError extends ClaimsError {
   /** Full URL of the failed request. */
   readonly url: string;
   /** How many requests the call made (first attempt and retries), this answer's included. */
-  readonly attempts: number = 1;
+  readonly attempts: number;
 
   constructor(init: ApiErrorInit) {
     // A 4xx is a refusal; a 5xx (or an unfollowed 3xx) may come after the server acted.
     super(`${init.status} ${init.method} ${describeUrl(init.url)}${summariseBody(init.body)}`, {
-      outcome: init.status >= 400 && init.status < 500 ? 'rejected' : 'unknown',
+      outcome: init.outcome ?? (init.status >= 400 && init.status < 500 ? 'rejected' : 'unknown'),
     });
+    this.attempts = init.attempts ?? 1;
     this.status = init.status;
     this.body = init.body;
     this.headers = init.headers;
@@ -314,15 +338,16 @@ export class WebhookVerificationError extends ClaimsError {
  * whatever the step's own). The step's error is copied, not changed.
  */
 export function restate(error: unknown, message: string, outcome: Outcome): Error {
+  // The caller's own abort stays the AbortError it expects, now with the call's outcome.
+  if (error instanceof Error && error.name === 'AbortError') return abortError(error.cause, outcome);
   if (!isClaimsError(error)) return new ClaimsError(message, { cause: error, outcome });
   const copy = Object.create(Object.getPrototypeOf(error) as object) as ClaimsError;
   Object.assign(copy, error);
   const hidden = { configurable: true, writable: true, enumerable: false } as const;
   Object.defineProperty(copy, 'message', { ...hidden, value: boundMessage(message) });
   Object.defineProperty(copy, 'cause', { ...hidden, value: error });
-  // Stryker disable next-line StringLiteral: V8 gives every Error a stack string, so the fallback is never taken on Node
-  const stack = new Error(copy.message).stack ?? '';
-  // Stryker disable next-line Regex: a plain Error's stack begins with "Error", so the first match is at the start, anchored or not
-  Object.defineProperty(copy, 'stack', { ...hidden, value: stack.replace(/^Error/, copy.name) });
-  return setOutcome(copy, outcome);
+  // A plain Error's stack begins with "Error": the class's name goes there.
+  const stack = (new Error(copy.message).stack as string).replace('Error', copy.name);
+  Object.defineProperty(copy, 'stack', { ...hidden, value: stack });
+  return markOutcome(copy, outcome);
 }

@@ -20,6 +20,7 @@ export {
   type CallDescription,
   ClaimsApiError,
   ClaimsConnectionError,
+  type ClaimsConnectionErrorOptions,
   ClaimsError,
   type ClaimsErrorOptions,
   ClaimsResponseValidationError,

@@ -1,7 +1,7 @@
+import { abortError } from './errors.js';
 import { onAbort } from './internal/abort-fanout.js';
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from './schemas/metadata.js';
 import type { CallOptions } from './transport.js';
-import { abortError } from './wire/abort.js';
 
 type Fetcher = (query: IncidentFieldsQuery, options: CallOptions) => Promise<IncidentFieldDescriptor[]>;
 
@@ -55,7 +55,7 @@ export class MetadataCache {
   /** The descriptors for `query`, from the cache when fresh, else from one shared look-up. */
   get(query: IncidentFieldsQuery, options: CallOptions = {}): Promise<IncidentFieldDescriptor[]> {
     const { signal, ...shared } = options;
-    if (signal?.aborted) return Promise.reject(abortError(signal));
+    if (signal?.aborted) return Promise.reject(abortError(signal.reason, 'not_sent'));
     const normalised = normaliseQuery(query);
     const key = cacheKey(normalised);
     const hit = this.#entries.get(key);
@@ -104,7 +104,7 @@ export class MetadataCache {
           this.#drop(key, entry);
           entry.controller.abort();
         }
-        reject(abortError(signal));
+        reject(abortError(signal.reason, 'not_sent'));
       };
       // Through the fan-out: one listener on a signal shared by many calls, not one each.
       const stopListening = onAbort(signal, abandon);

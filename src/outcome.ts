@@ -44,40 +44,22 @@ function isOutcome(value: unknown): value is Outcome {
 }
 
 /**
- * Records an outcome on an error the SDK made (never on a caller's object): a fresh
- * `AbortError`, or a `ClaimsError` whose call turned out worse than its last attempt said.
- * An `'unknown'` error's message is made to say so.
+ * Records an outcome on an error the SDK is building (never on a caller's object): where
+ * {@link outcomeOf} reads it. Only the error's builder calls it, before anyone can see the error.
  */
-export function setOutcome<E extends Error>(error: E, outcome: Outcome): E {
+export function markOutcome<E extends object>(error: E, outcome: Outcome): E {
   Object.defineProperty(error, OUTCOME, {
     value: outcome,
-    configurable: true,
-    writable: true,
+    configurable: false,
+    writable: false,
     enumerable: false,
   });
-  if (outcome === 'unknown' && !error.message.includes(MAY_HAVE_BEEN_PROCESSED)) {
-    replaceMessage(error, `${error.message} (${MAY_HAVE_BEEN_PROCESSED})`);
-  }
   return error;
 }
 
-/** Changes the message of an error the SDK made, in its stack too. */
-export function replaceMessage(error: Error, message: string): void {
-  const before = error.message;
-  Object.defineProperty(error, 'message', {
-    value: message,
-    configurable: true,
-    writable: true,
-    enumerable: false,
-  });
-  if (typeof error.stack === 'string') error.stack = error.stack.replace(before, message);
-}
-
-/**
- * The outcome of a whole call from the outcome of its last attempt and whether an earlier
- * attempt may have been processed: a later refusal does not undo an earlier 503 or reset.
- */
-export function callOutcome(last: Outcome, earlierMayHaveActed: boolean): Outcome {
-  if (!earlierMayHaveActed || last === 'processed') return last;
-  return 'unknown';
+/** A message as an error of this outcome says it: an `'unknown'` one says that the request may have been processed. */
+export function withOutcomeNote(message: string, outcome: Outcome): string {
+  return outcome === 'unknown' && !message.includes(MAY_HAVE_BEEN_PROCESSED)
+    ? `${message} (${MAY_HAVE_BEEN_PROCESSED})`
+    : message;
 }

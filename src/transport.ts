@@ -1,12 +1,17 @@
-import type { ResponseSink } from './claims-promise.js';
+import { answerError, deadlineMessage, failureError, stoppedError, tokenError } from './call-errors.js';
 import {
-  ClaimsConnectionError,
-  ClaimsError,
-  ClaimsTimeoutError,
-  ClaimsValidationError,
-  describeCall,
-} from './errors.js';
-import { type ResponseSchema, readApiError, readSuccess } from './internal/answer.js';
+  type Attempt,
+  attemptOutcome,
+  type CallState,
+  callOutcome,
+  MAX_RETRY_AFTER_MS,
+  nextStep,
+  parseRetryAfter,
+  recordAttempt,
+} from './call-policy.js';
+import type { ResponseSink } from './claims-promise.js';
+import { ClaimsResponseValidationError, ClaimsTimeoutError, ClaimsValidationError } from './errors.js';
+import { type ErrorAnswer, type ResponseSchema, readErrorAnswer, readSuccess } from './internal/answer.js';
 import { CallSignal, STOPPED } from './internal/call-signal.js';
 import { errorMessage, providerFailure } from './internal/error-message.js';
 import { mergeHeaders } from './internal/headers.js';
@@ -14,13 +19,11 @@ import { callOptionIssues, isSendableToken } from './internal/options.js';
 import type { WatchBody } from './internal/progress.js';
 import { excerpt } from './internal/quote.js';
 import { redactorFor } from './internal/redact.js';
-import { deadlineMessage, pause, stoppedError } from './internal/stopped.js';
 import { collectIssues, type Schema, throwIfInvalid } from './internal/validate.js';
 import { logAttemptEnd, logAttemptStart, logRetry, logUrl, RequestLog } from './logger.js';
-import { callOutcome, type Outcome, outcomeOf, setOutcome } from './outcome.js';
-import { backoffDelay, isNotConnected, MAX_RETRY_AFTER_MS, parseRetryAfter, shouldRetry } from './retry.js';
-import type { CallSpan, TraceCall } from './telemetry/call-span.js';
-import { isDeadConnection } from './wire/dead-connection.js';
+import type { Outcome } from './outcome.js';
+import type { CallSpan, TraceCall } from './telemetry/types.js';
+import { WireFailure } from './wire/failure.js';
 import type { StreamedBody, Wire, WireResponse } from './wire/types.js';
 
 /** Options every SDK method takes as its last argument. */
@@ -119,12 +122,22 @@ export interface TransportConfig {
   watchBody: WatchBody;
 }
 
-/** Said by the log line of a request sent again after its kept-alive connection was found dead. */
-const DEAD_CONNECTION_REASON = 'a dead kept-alive connection, nothing written (now on a fresh connection)';
+/** The client's limits for the call policy (see call-policy.ts). */
+const CLIENT_LIMITS = { maxRetryAfterMs: MAX_RETRY_AFTER_MS, longerWait: 'fail' } as const;
+
+/** Said by the log line and span event of each step the policy takes before sending again. */
+const RESEND_REASON = {
+  resend_fresh: [
+    'a dead kept-alive connection, nothing written (now on a fresh connection)',
+    'dead connection',
+  ],
+  resend_new_token: ['401 (token provider asked again)', '401'],
+} as const;
 
 /**
- * The one path every request takes: URL, headers and bearer token, validation, the retry
- * loop, and parsing of the answer into a value or a typed error.
+ * The one path every request takes: URL, headers and bearer token, validation, the attempts
+ * (what follows each is the call policy's: src/call-policy.ts), and parsing of the answer into
+ * a value or the call's one error (src/call-errors.ts).
  */
 export class Transport {
   readonly #config: TransportConfig;
@@ -144,13 +157,12 @@ export class Transport {
     this.#log = config.log ?? RequestLog.off;
     const base = new URL(config.baseUrl);
     this.#origin = base.origin;
-    // Stryker disable next-line Regex: the client hands over its base URL without trailing slashes: at most the root's one is left
-    this.#basePath = base.pathname.replace(/\/+$/, '');
+    // The client hands over its base URL without trailing slashes: at most the root's one is left.
+    this.#basePath = base.pathname === '/' ? '' : base.pathname;
     this.#baseHeaders = mergeHeaders(
       { accept: 'application/json', 'user-agent': config.userAgent },
       config.headers,
     );
-    // Stryker disable next-line ConditionalExpression,StringLiteral,BlockStatement: without the shared sets each call builds the same headers itself, only slower
     if (typeof config.accessToken === 'string') {
       // Frozen: they are handed to every request, so no wire or user fetch may change them.
       const none = Object.freeze({ ...this.#baseHeaders, authorization: `Bearer ${config.accessToken}` });
@@ -197,47 +209,38 @@ export class Transport {
     const url = this.#origin + path;
     // The shared set is never written to: `authorization` is already in it, and a stream
     // (whose headers are added per attempt) always gets a copy of its own.
-    // Stryker disable next-line ConditionalExpression: without the shared set the call builds the same headers itself, only slower
     const shared = options.headers || spec.stream ? undefined : this.#staticHeaders;
     let headers: Record<string, string>;
     if (shared) headers = body === undefined ? shared.none : shared.json;
     else {
-      headers = options.headers ? mergeHeaders(this.#baseHeaders, options.headers) : { ...this.#baseHeaders };
+      headers = mergeHeaders(this.#baseHeaders, options.headers);
       if (body !== undefined) headers['content-type'] = 'application/json';
     }
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
-    // A one-shot stream body (spec.stream not replayable) cannot be sent a second time.
-    const canResend = spec.stream?.replayable !== false;
-    const maxRetries = canResend ? (options.maxRetries ?? config.maxRetries) : 0;
     // The call's own signal: the caller's abort, the deadline and stalls all end the call
     // through it, on every attempt and every wait, with one listener on the caller's signal.
     const signal = new CallSignal(options.deadlineMs ?? config.deadlineMs, options.signal);
 
     const log = this.#log;
     const wire = span ? span.wire(config.wire) : config.wire;
-    let refreshedToken = false;
+    // Where the call stands for the policy; made by the first attempt that fails (most never do).
+    let state: CallState | undefined;
     // The token a 401 refused: the provider is asked for another and may quote it when it fails.
     let refusedToken: string | undefined;
-    // A request whose kept-alive connection was dead before any byte of it was written goes out
-    // once more at once, on a fresh connection: it cannot be a duplicate, and uses no retry.
-    let resentFresh = false;
     let freshConnection = false;
-    // What the server may have done: `current` for the attempt under way, `earlier` whether a
-    // previous attempt may have been acted on (a 503, a reset after sending). A failure's
-    // outcome is settled from both when it leaves this call.
-    // Stryker disable next-line StringLiteral: set again first thing in the loop, before anything can throw
-    let current: Outcome = 'not_sent';
-    let earlier = false;
-    // Requests made so far, for the error and the logs; `retry` counts only those maxRetries limits.
-    let attempt = 0;
+    // What the attempt under way may have done, for an error of a call stopped meanwhile.
+    let phase: Outcome = 'not_sent';
+    // Requests made so far, for the error and the logs.
+    let attempts = 0;
+    let token = '';
     try {
-      for (let retry = 0; ; retry++) {
-        current = 'not_sent';
+      for (;;) {
+        phase = 'not_sent';
         if (signal.aborted) throw STOPPED;
         // A static token needs no await: one promise and microtask less per request.
         const source = config.accessToken;
-        const token =
-          typeof source === 'string' ? source : await this.#token(refusedToken, signal, timeoutMs);
+        token =
+          typeof source === 'string' ? source : await this.#token(refusedToken, signal, timeoutMs, state);
         if (!shared) headers.authorization = `Bearer ${token}`;
         let wireBody: string | StreamedBody | undefined = body;
         if (spec.stream) {
@@ -259,15 +262,17 @@ export class Transport {
           if (typeof wireBody === 'object') wireBody.destroy();
           throw STOPPED;
         }
-        attempt++;
+        attempts++;
         // Logging off costs one boolean read per point: no object or string is built.
-        if (log.debugOn) logAttemptStart(log, { method, url, attempt, headers }, wireBody, token);
+        if (log.debugOn) logAttemptStart(log, { method, url, attempt: attempts, headers }, wireBody, token);
         const started = log.debugOn ? performance.now() : 0;
 
-        let response: WireResponse;
-        current = 'unknown';
+        let response: WireResponse | undefined;
+        let attempt: Attempt;
+        let failure: WireFailure | undefined;
         const fresh = freshConnection;
         freshConnection = false;
+        phase = 'unknown';
         try {
           response = await wire({
             url,
@@ -280,106 +285,111 @@ export class Transport {
             timeoutMs,
             freshConnection: fresh,
           });
-          // Inside the try: a body that stalls or is cut off is a network failure too.
           // Only 2xx is success: a 3xx is not followed (the API documents none, and following
           // one would send a claim again), so it is an error like any other answer.
           // (A final answer's status is 200 or more: undici and fetch handle 1xx themselves.)
           if (response.status < 300) {
-            current = 'processed';
+            phase = 'processed';
             const value = await readSuccess(spec, response, {
               method,
               url,
               token,
               maxResponseBytes: config.maxResponseBytes,
             });
-            if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, response.status, started);
-            if (sink) {
-              sink.response = response;
-              sink.token = token;
-            }
+            if (log.debugOn)
+              logAttemptEnd(log, { method, url, attempt: attempts, token }, response.status, started);
+            sink?.answered(response, token);
             return value;
           }
         } catch (error) {
-          // A wire's or a user fetch's error may quote the request; the token must not reach the caller.
-          if (error instanceof ClaimsError) redactorFor(token).error(error);
           if (typeof wireBody === 'object') wireBody.destroy();
-          if (log.debugOn && error instanceof Error)
-            logAttemptEnd(log, { method, url, attempt, token }, error, started);
-          if (signal.aborted || !(error instanceof ClaimsConnectionError)) throw error;
-          current = error.outcome;
-          const dead = isDeadConnection(error);
-          if (dead && !resentFresh && canResend) {
-            resentFresh = freshConnection = true;
-            retry--;
-            if (log.infoOn) logRetry(log, { method, url, attempt, token }, 0, DEAD_CONNECTION_REASON);
-            span?.retry(0, 'dead connection');
-            continue;
+          if (signal.aborted) throw error;
+          if (error instanceof ClaimsResponseValidationError) {
+            throw recordAttempt(error, { kind: 'unusable' });
           }
-          // A dead connection again is as safe to repeat as one that never opened.
-          const failure = { kind: 'network', notConnected: dead || isNotConnected(error.cause) } as const;
-          if (retry < maxRetries && shouldRetry(method, failure)) {
-            earlier ||= current === 'unknown';
-            current = 'not_sent';
-            const delay = backoffDelay(retry);
-            if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, error.name);
-            span?.retry(delay, error.name);
-            await pause(delay, signal, error);
-            continue;
-          }
-          throw error;
+          failure = error instanceof WireFailure ? error : asFailure(error);
+          if (log.debugOn) logAttemptEnd(log, { method, url, attempt: attempts, token }, failure, started);
         }
 
-        const status = response.status;
-        current = status >= 400 && status < 500 ? 'rejected' : 'unknown';
-        // An error answer may come before the upload was all read (an early 429): stop sending it,
-        // before reading the answer, which a caller's abort may cut short.
-        if (typeof wireBody === 'object') wireBody.destroy();
-        const apiError = await readApiError(response, {
+        let answer: ErrorAnswer | undefined;
+        if (failure) {
+          attempt = phase === 'processed' ? bodyAttempt(failure) : failureAttempt(failure);
+        } else {
+          const status = (response as WireResponse).status;
+          phase = status >= 400 && status < 500 ? 'rejected' : 'unknown';
+          // An error answer may come before the upload was all read (an early 429): stop sending it,
+          // before reading the answer, which a caller's abort may cut short.
+          if (typeof wireBody === 'object') wireBody.destroy();
+          answer = await readErrorAnswer(response as WireResponse, {
+            method,
+            url,
+            token,
+            maxResponseBytes: config.maxResponseBytes,
+          });
+          if (log.debugOn) logAttemptEnd(log, { method, url, attempt: attempts, token }, status, started);
+          attempt = { kind: 'answer', status, retryAfterMs: parseRetryAfter(answer.headers) };
+        }
+
+        state ??= {
           method,
-          url,
-          token,
-          maxResponseBytes: config.maxResponseBytes,
+          retries: 0,
+          // A one-shot stream body cannot be sent a second time.
+          replayable: spec.stream?.replayable !== false,
+          freshResendUsed: false,
+          newTokenUsed: false,
+          tokenProvider: typeof config.accessToken === 'function',
+          earlierMayHaveActed: false,
+        };
+        const step = nextStep(attempt, state, {
+          ...CLIENT_LIMITS,
+          maxRetries: options.maxRetries ?? config.maxRetries,
         });
-        if (log.debugOn) logAttemptEnd(log, { method, url, attempt, token }, status, started);
-        if (status === 401 && !refreshedToken && canResend && typeof config.accessToken === 'function') {
-          // The provider may hold an expired token: ask it once more; a 401 means nothing was processed.
-          refreshedToken = true;
-          refusedToken = token;
-          retry--;
-          // Stryker disable next-line StringLiteral: set again at the top of the loop; nothing in between reads it
-          current = 'not_sent';
-          if (log.infoOn)
-            logRetry(log, { method, url, attempt, token }, 0, '401 (token provider asked again)');
-          span?.retry(0, '401');
-          continue;
-        }
-        // Stryker disable next-line StringLiteral: shouldRetry tells a network failure by kind 'network'; any other kind is a status
-        if (retry < maxRetries && shouldRetry(method, { kind: 'status', status })) {
-          const delay = parseRetryAfter(apiError.headers) ?? backoffDelay(retry);
-          // Only a wait the server asked for can be this long: our own backoff stops at 8 s.
-          if (delay > MAX_RETRY_AFTER_MS) {
-            if (log.warnOn) {
-              log.warn(
-                `claims-sdk: not retrying ${method} ${logUrl(url)} after ${status}: the server asked to wait ${Math.round(delay)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
-                undefined,
-                token,
-              );
-            }
-            throw apiError;
+        const call = { method, url, attempts };
+        if (step.next === 'fail') {
+          if (step.refusedWaitMs !== undefined && log.warnOn) {
+            log.warn(
+              `claims-sdk: not retrying ${method} ${logUrl(url)} after ${(answer as ErrorAnswer).status}: the server asked to wait ${Math.round(step.refusedWaitMs)} ms (more than ${MAX_RETRY_AFTER_MS} ms)`,
+              undefined,
+              token,
+            );
           }
-          earlier ||= current === 'unknown';
-          current = 'not_sent';
-          if (log.infoOn) logRetry(log, { method, url, attempt, token }, delay, String(status));
-          span?.retry(delay, String(status));
-          await pause(delay, signal, apiError);
+          throw answer
+            ? answerError(answer, call, step.outcome, attempt)
+            : failureError(failure as WireFailure, call, step.outcome, attempt, redactorFor(token));
+        }
+        state = step.state;
+        phase = 'not_sent';
+        const ref = { method, url, attempt: attempts, token };
+        if (step.next === 'retry') {
+          const reason = answer ? String(answer.status) : (failure as WireFailure).name;
+          if (log.infoOn) logRetry(log, ref, step.delayMs, reason);
+          span?.retry(step.delayMs, reason);
+          // The error this attempt would have ended the call with: the cause of a deadline hit while waiting.
+          const last = answer
+            ? answerError(answer, call, attemptOutcome(attempt), attempt)
+            : failureError(
+                failure as WireFailure,
+                call,
+                attemptOutcome(attempt),
+                attempt,
+                redactorFor(token),
+              );
+          await signal.pause(step.delayMs, last);
           continue;
         }
-        throw apiError;
+        const [logReason, spanReason] = RESEND_REASON[step.next];
+        if (log.infoOn) logRetry(log, ref, 0, logReason);
+        span?.retry(0, spanReason);
+        freshConnection = step.next === 'resend_fresh';
+        if (step.next === 'resend_new_token') refusedToken = token;
       }
     } catch (error) {
-      const failure = signal.aborted ? stoppedError(signal, error, timeoutMs, current) : error;
-      describeCall(failure, { method, url, attempts: attempt });
-      throw settleOutcome(failure, current, earlier);
+      if (!signal.aborted) throw error;
+      throw stoppedError(signal, timeoutMs, callOutcome(phase, state?.earlierMayHaveActed === true), {
+        method,
+        url,
+        attempts,
+      });
     } finally {
       signal.end();
     }
@@ -414,8 +424,14 @@ export class Transport {
    * gives way to the caller's abort, to `timeoutMs` (nothing else is in flight meanwhile to
    * make progress) and to the deadline.
    */
-  async #token(refused: string | undefined, signal: CallSignal, timeoutMs: number): Promise<string> {
+  async #token(
+    refused: string | undefined,
+    signal: CallSignal,
+    timeoutMs: number,
+    state: CallState | undefined,
+  ): Promise<string> {
     const source = this.#config.accessToken as AccessTokenProvider;
+    const outcome = callOutcome('not_sent', state?.earlierMayHaveActed === true);
     const refresh = refused !== undefined;
     let token: unknown;
     signal.watchIdle('the accessToken provider', timeoutMs);
@@ -426,38 +442,51 @@ export class Transport {
         ),
       );
     } catch (error) {
-      // Also when the call was stopped meanwhile (STOPPED): the call's catch then gives its own
-      // AbortError or ClaimsTimeoutError, whatever this says.
-      throw new ClaimsError(providerFailure(error, refresh, refused ?? ''), { cause: error });
+      // Stopped meanwhile (STOPPED): the call's catch gives its own AbortError or ClaimsTimeoutError.
+      if (signal.aborted) throw error;
+      throw tokenError(providerFailure(error, refresh, refused ?? ''), error, outcome);
     } finally {
       signal.unwatchIdle();
     }
     if (typeof token !== 'string' || token === '') {
-      throw new ClaimsError('accessToken provider returned no token (expected a non-empty string)');
+      throw tokenError(
+        'accessToken provider returned no token (expected a non-empty string)',
+        undefined,
+        outcome,
+      );
     }
     if (!isSendableToken(token)) {
       // Said without the token: it would otherwise surface in the wire's header error.
-      throw new ClaimsError('accessToken provider returned a token with characters a header cannot carry');
+      throw tokenError(
+        'accessToken provider returned a token with characters a header cannot carry',
+        undefined,
+        outcome,
+      );
     }
     return token;
   }
 }
 
-/**
- * Gives a failure leaving a call the outcome of the whole call. An `AbortError` takes the
- * phase the call was in when the caller aborted (the wire does not know it); an SDK error keeps
- * its own, made worse when an earlier attempt may have been acted on.
- */
-function settleOutcome(error: unknown, current: Outcome, earlier: boolean): unknown {
-  // Stryker disable next-line ConditionalExpression: the transport throws only Errors (wires and the token provider's failures are wrapped)
-  if (!(error instanceof Error)) return error;
-  if (error.name === 'AbortError' && outcomeOf(error) !== undefined) {
-    return setOutcome(error, callOutcome(current, earlier));
+/** The attempt a wire's failure (before a 2xx head) stands for, for the call policy. */
+function failureAttempt(failure: WireFailure): Attempt {
+  switch (failure.kind) {
+    case 'refused':
+      return { kind: 'refused' };
+    default:
+      return { kind: 'failure', sent: failure.sent };
   }
-  const own = outcomeOf(error);
-  if (own === undefined) return error;
-  const settled = callOutcome(own, earlier);
-  return settled === own ? error : setOutcome(error, settled);
+}
+
+/** The attempt a 2xx answer's body failure stands for, for the call policy. */
+function bodyAttempt(failure: WireFailure): Attempt {
+  return failure.kind === 'decode'
+    ? { kind: 'unusable' }
+    : { kind: 'body_failed', stalled: failure.kind === 'body_timeout' };
+}
+
+/** Anything else a wire rejected with (a bug, or a user's `fetch` gone wrong): a connection failure. */
+function asFailure(error: unknown): WireFailure {
+  return new WireFailure('connection', `Connection failed: ${excerpt(errorMessage(error))}`, 'maybe', error);
 }
 
 /** JSON for the wire; a body JSON cannot carry (a BigInt, a cycle) is the caller's error. */
@@ -485,6 +514,6 @@ function validateSpec(spec: RequestSpec<unknown>): string | undefined {
     }
     throwIfInvalid(collectIssues(checks).issues);
   }
-  // Stryker disable next-line ConditionalExpression: toJson(undefined) is undefined too
-  return spec.body === undefined ? undefined : toJson(spec.body);
+  // JSON.stringify(undefined) is undefined: no body.
+  return toJson(spec.body);
 }

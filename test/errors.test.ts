@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { errorFromResponse } from '../src/errors.js';
+import { errorFromResponse, restate, WebhookVerificationError } from '../src/errors.js';
 import {
   ClaimsApiError,
   ClaimsConnectionError,
@@ -118,4 +118,34 @@ describe('errors across builds and in JSON', () => {
       outcome: 'unknown',
     });
   });
+});
+
+describe('the own fields of every error class', () => {
+  const cause = new Error('Bearer secret-token');
+  const every: Error[] = [
+    new ClaimsError('x', { cause }),
+    new ClaimsValidationError([{ path: 'a', message: 'b' }]),
+    new ClaimsResponseValidationError({}, [], 'GET https://x', { cause }),
+    new ClaimsConnectionError('x', { cause, method: 'GET', url: 'https://x', attempts: 1 }),
+    new ClaimsTimeoutError('x', { cause }),
+    errorFromResponse({ ...init, status: 404 }),
+    errorFromResponse({ ...init, status: 503, outcome: 'unknown', attempts: 3 }),
+    new WebhookVerificationError('invalid_body', 'x', [], { cause }),
+    restate(errorFromResponse({ ...init, status: 404 }), 'the look-up failed', 'not_sent'),
+    restate(new TypeError('bad'), 'the step failed', 'not_sent'),
+  ];
+
+  it.each(every.map((error) => [error.name, error] as const))(
+    '%s: no stack, cause or message among them, so JSON carries neither',
+    (_name, error) => {
+      expect(Object.keys(error)).not.toEqual(expect.arrayContaining(['stack']));
+      expect(Object.keys(error)).not.toContain('cause');
+      expect(Object.keys(error)).not.toContain('message');
+      const json = JSON.parse(JSON.stringify(error)) as Record<string, unknown>;
+      expect(Object.keys(json).slice(0, 3)).toEqual(['name', 'message', 'outcome']);
+      expect(json.name).toBe(error.name);
+      expect(JSON.stringify(error)).not.toContain('secret-token');
+      expect(json).not.toHaveProperty('stack');
+    },
+  );
 });

@@ -19,6 +19,7 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from '../src/index.js';
+import { Transport } from '../src/transport.js';
 import { event, incident } from './helpers/fixtures.js';
 import { json, useRecordingServer } from './helpers/recording-server.js';
 
@@ -505,5 +506,72 @@ describe('guards found in review', () => {
     expect(error).toBeInstanceOf(ClaimsValidationError);
     expect((error as Error).message).toMatch(/cannot be sent as JSON.*BigInt/);
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('the header sets a static token shares between calls', () => {
+  const answer = {
+    status: 200,
+    rawHeaders: {},
+    headers: () => ({}),
+    text: async () => ({ text: '{}', truncated: false }),
+  };
+  function recording(accessToken: string | (() => string)) {
+    const seen: Array<Record<string, string>> = [];
+    const transport = new Transport({
+      baseUrl: 'http://127.0.0.1:1/api',
+      accessToken,
+      timeoutMs: 1_000,
+      deadlineMs: 10_000,
+      maxRetries: 0,
+      headers: { 'x-team': 'claims' },
+      userAgent: 'test',
+      maxResponseBytes: 1_000,
+      wire: async (req) => {
+        seen.push(req.headers);
+        return answer;
+      },
+      watchBody: (body) => body,
+    });
+    return { transport, seen };
+  }
+
+  it('are built once, frozen, and handed to every call as they are (one with a body, one without)', async () => {
+    const { transport, seen } = recording('tok');
+    await transport.request({ method: 'GET', path: '/a' });
+    await transport.request({ method: 'GET', path: '/b' });
+    await transport.request({ method: 'POST', path: '/c', body: {} });
+    await transport.request({ method: 'POST', path: '/d', body: {} });
+    expect(seen[0]).toBe(seen[1]);
+    expect(seen[2]).toBe(seen[3]);
+    expect(seen[0]).not.toBe(seen[2]);
+    expect(Object.isFrozen(seen[0])).toBe(true);
+    expect(seen[0]).toEqual({
+      accept: 'application/json',
+      'user-agent': 'test',
+      'x-team': 'claims',
+      authorization: 'Bearer tok',
+    });
+    expect(seen[2]).toEqual({ ...seen[0], 'content-type': 'application/json' });
+  });
+
+  it('a call with headers of its own, or a token provider, gets a set of its own', async () => {
+    const { transport, seen } = recording('tok');
+    await transport.request({ method: 'GET', path: '/a' }, { headers: { 'x-call': '1' } });
+    await transport.request({ method: 'GET', path: '/a' }, { headers: { 'x-call': '1' } });
+    expect(seen[0]).not.toBe(seen[1]);
+    expect(seen[0]).toEqual({
+      accept: 'application/json',
+      'user-agent': 'test',
+      'x-team': 'claims',
+      'x-call': '1',
+      authorization: 'Bearer tok',
+    });
+    const provided = recording(() => 'tok2');
+    await provided.transport.request({ method: 'GET', path: '/a' });
+    await provided.transport.request({ method: 'GET', path: '/a' });
+    expect(provided.seen[0]).not.toBe(provided.seen[1]);
+    expect(Object.isFrozen(provided.seen[0])).toBe(false);
+    expect(provided.seen[0]?.authorization).toBe('Bearer tok2');
   });
 });

@@ -1,4 +1,4 @@
-import type { ExtendedFieldValue, IncidentCreate } from '../schemas/incidents.js';
+import type { ExtendedFieldValue, IncidentCreate } from '../schemas/incident-types.js';
 import { parseAttachmentRef } from './attachment-ref.js';
 import { isoDateProblem } from './iso-date.js';
 import { documentedKeys, nearTypoOf } from './near-typos.js';

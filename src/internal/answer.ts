@@ -3,14 +3,10 @@
  * anything else into the `ClaimsApiError` it stands for. Both read the body through the
  * wire's one capped reader, parse it losslessly and redact the token from what an error keeps.
  */
-import {
-  type ClaimsApiError,
-  ClaimsConnectionError,
-  ClaimsResponseValidationError,
-  errorFromResponse,
-  type ValidationIssue,
-} from '../errors.js';
+import { ClaimsResponseValidationError, type ValidationIssue } from '../errors.js';
+import { WireFailure } from '../wire/failure.js';
 import type { WireResponse } from '../wire/types.js';
+import { describeUrl } from './describe.js';
 import { parseJsonLossless } from './json.js';
 import { excerpt } from './quote.js';
 import { redactorFor } from './redact.js';
@@ -57,10 +53,10 @@ export interface AnswerContext {
 }
 
 /**
- * The value of a 2xx answer. A body that is not JSON (a proxy's HTML login page), is larger
- * than `maxResponseBytes`, or breaks the schema is a `ClaimsResponseValidationError`: the
- * server acted, but the answer cannot be trusted. Nothing but JSON or an empty body counts
- * as success, whether or not a value is expected.
+ * The value of a 2xx answer, the token redacted from it wherever the server echoed it. A body
+ * that is not JSON (a proxy's HTML login page), is larger than `maxResponseBytes`, or breaks the
+ * schema is a `ClaimsResponseValidationError`: the server acted, but the answer cannot be
+ * trusted. Nothing but JSON or an empty body counts as success, whether or not a value is expected.
  */
 export async function readSuccess<T>(
   expect: SuccessExpectation<T>,
@@ -69,7 +65,7 @@ export async function readSuccess<T>(
 ): Promise<T> {
   const { text: raw, truncated } = await response.text(context.maxResponseBytes);
   const text = withoutBom(raw);
-  const where = `${context.method} ${context.url}`;
+  const where = `${context.method} ${describeUrl(context.url)}`;
   const redactor = redactorFor(context.token);
   if (truncated) {
     throw new ClaimsResponseValidationError(
@@ -98,8 +94,24 @@ export async function readSuccess<T>(
       where,
     );
   }
+  // A server or proxy that echoes the token back must not hand it to the caller in the value.
+  if (mayHoldToken(text, context.token) && redactor.finds(text)) value = redactor.value(value);
   return judge(expect, value, where, redactor);
 }
+
+/**
+ * A cheap first look: the token in any spelling the redactor knows is the token itself, or
+ * holds a `%` (URL-encoded) or a `\` (JSON-escaped) somewhere; most answers hold none. A
+ * token shorter than {@link MIN_ECHOED_TOKEN} is not looked for in a value: it would be found
+ * inside ordinary words and keys (`t` in `attachmentId`), and no issued bearer token is that short.
+ */
+function mayHoldToken(text: string, token: string): boolean {
+  if (token.length < MIN_ECHOED_TOKEN) return false;
+  return text.includes(token) || text.includes('%') || text.includes('\\');
+}
+
+/** The shortest token looked for in a 2xx answer's value. */
+const MIN_ECHOED_TOKEN = 8;
 
 async function judge<T>(
   expect: SuccessExpectation<T>,
@@ -121,12 +133,20 @@ async function judge<T>(
   throw new ClaimsResponseValidationError(redactor.value(value), redactIssues(issues, redactor), where);
 }
 
+/** An error answer as read: status, headers and body, the token redacted from them. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
 /**
- * The `ClaimsApiError` of a non-2xx answer, its body parsed when it is JSON. The token is
- * redacted from headers (under any name), the body (raw text and every parsed string) and so
- * from the message built from them.
+ * A non-2xx answer as an error keeps it: its body parsed when it is JSON, the token redacted
+ * from headers (under any name), the body (raw text and every parsed string) and so from the
+ * message built from them. A body that cannot be read (cut off, stalled) is `undefined`: the
+ * status alone still says what happened.
  */
-export async function readApiError(response: WireResponse, context: AnswerContext): Promise<ClaimsApiError> {
+export async function readErrorAnswer(response: WireResponse, context: AnswerContext): Promise<ErrorAnswer> {
   const redactor = redactorFor(context.token);
   const headers = redactor.headers(response.headers());
   let body: unknown;
@@ -142,18 +162,11 @@ export async function readApiError(response: WireResponse, context: AnswerContex
       }
     }
   } catch (error) {
-    // A caller's abort wins over the answer being read: it must reject with AbortError.
-    if (!(error instanceof ClaimsConnectionError)) throw error;
-    // The body could not be read; the status alone still says what happened.
+    // A stopped call (the caller's abort, the deadline) wins over the answer being read.
+    if (!(error instanceof WireFailure) || error.kind === 'stopped') throw error;
     body = undefined;
   }
-  return errorFromResponse({
-    status: response.status,
-    body,
-    headers,
-    method: context.method,
-    url: context.url,
-  });
+  return { status: response.status, headers, body };
 }
 
 function isHandWritten<T>(schema: ResponseSchema<T>): schema is HandWrittenCheck<T> {

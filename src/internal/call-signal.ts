@@ -1,5 +1,4 @@
 import { onAbort } from './abort-fanout.js';
-import { unwatch, watch } from './deadline.js';
 
 /** Why a call was stopped before it settled. */
 export type StopReason =
@@ -29,8 +28,7 @@ export class CallSignal {
   /** `performance.now()` past which the phase under way has stalled; `Infinity` when none is watched. */
   idleAt = Number.POSITIVE_INFINITY;
   /** What the watched phase is, for the message: `'the accessToken provider'`, `'the request body'`. */
-  // Stryker disable next-line StringLiteral: read only for a stall, and only watchIdle starts a watch, setting it first
-  idlePhase = '';
+  idlePhase: string | undefined = undefined;
   // Mostly one listener at a time (the wire's, or a wait's): an array, made when first needed.
   #listeners: Listener[] | undefined = undefined;
   #unsubscribe: (() => void) | undefined = undefined;
@@ -70,15 +68,25 @@ export class CallSignal {
     if (listeners) for (const listener of listeners) listener();
   }
 
+  /** A listener for the stop (the type is always `'abort'`: a wire's `AbortSignal` look-alike). */
   addEventListener(_type: 'abort', listener: Listener, _options?: unknown): void {
+    this.#listen(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: Listener): void {
+    this.#unlisten(listener);
+  }
+
+  #listen(listener: Listener): void {
     if (this.#listeners) this.#listeners.push(listener);
     else this.#listeners = [listener];
   }
 
-  removeEventListener(_type: 'abort', listener: Listener): void {
-    const at = this.#listeners?.indexOf(listener) ?? -1;
-    // Stryker disable next-line OptionalChaining: `at` is -1 when there is no list, so the splice is never reached without one
-    if (at >= 0) this.#listeners?.splice(at, 1);
+  #unlisten(listener: Listener): void {
+    const listeners = this.#listeners;
+    if (listeners === undefined) return;
+    const at = listeners.indexOf(listener);
+    if (at >= 0) listeners.splice(at, 1);
   }
 
   /** The call is over: no more ticks, no more listening to the caller's signal. */
@@ -93,17 +101,14 @@ export class CallSignal {
     if (this.aborted) return Promise.reject(STOPPED);
     return new Promise<T>((resolve, reject) => {
       const stop = (): void => reject(STOPPED);
-      // Stryker disable next-line StringLiteral: a CallSignal ignores the event type (it has only abort listeners)
-      this.addEventListener('abort', stop);
+      this.#listen(stop);
       promise.then(
         (value) => {
-          // Stryker disable next-line StringLiteral: a CallSignal ignores the event type (it has only abort listeners)
-          this.removeEventListener('abort', stop);
+          this.#unlisten(stop);
           resolve(value);
         },
         (error: unknown) => {
-          // Stryker disable next-line StringLiteral: a CallSignal ignores the event type (it has only abort listeners)
-          this.removeEventListener('abort', stop);
+          this.#unlisten(stop);
           reject(error);
         },
       );
@@ -119,19 +124,72 @@ export class CallSignal {
         reject(STOPPED);
       };
       const timer = setTimeout(() => {
-        // Stryker disable next-line StringLiteral: a CallSignal ignores the event type (it has only abort listeners)
-        this.removeEventListener('abort', stop);
+        this.#unlisten(stop);
         resolve();
       }, ms);
-      // Stryker disable next-line StringLiteral: a CallSignal ignores the event type (it has only abort listeners)
-      this.addEventListener('abort', stop);
+      this.#listen(stop);
     });
+  }
+
+  /**
+   * Waits between attempts. A wait that would pass the deadline is not begun: the call stops
+   * at once, `last` (the last attempt's error) as the reason its error keeps as `cause`.
+   */
+  pause(ms: number, last: Error): Promise<void> {
+    if (ms >= this.remaining()) {
+      this.stop('deadline', last);
+      return Promise.reject(STOPPED);
+    }
+    return this.sleep(ms);
   }
 }
 
 /**
  * What a phase of the transport rejects with once its call stopped; the transport turns it
- * into the call's `AbortError` or `ClaimsTimeoutError`, which only it can describe.
+ * into the call's `AbortError` or `ClaimsTimeoutError`, which only it can describe (so the
+ * message is never shown, and a mutant of it is equivalent).
  */
-// Stryker disable next-line StringLiteral: never shown: the transport replaces it with the call's AbortError or ClaimsTimeoutError
+// Stryker disable next-line StringLiteral: never shown (see above)
 export const STOPPED: Error = new Error('the call was stopped');
+
+/*
+ * The deadline and stall watch: one timer for every call in flight, not one per call. Each
+ * tick stops the calls whose deadline passed or whose watched phase stalled. Registering a
+ * call is a `Set.add`. The timer runs only while calls are in flight (it stops on the first
+ * tick that finds none), and keeps the process alive meanwhile, as a call's own timer would.
+ */
+
+/** How often the deadlines and stalls of the calls in flight are checked, in ms. */
+export const TICK_MS = 50;
+
+const calls = new Set<CallSignal>();
+let timer: ReturnType<typeof setInterval> | undefined;
+
+function watch(call: CallSignal): void {
+  calls.add(call);
+  timer ??= setInterval(tick, TICK_MS);
+}
+
+function unwatch(call: CallSignal): void {
+  calls.delete(call);
+}
+
+/** Passed to undici and fetch as the reason of a call stopped by its deadline or a stall. */
+export class CallStopped extends Error {
+  override name = 'CallStopped';
+}
+
+function tick(): void {
+  const now = performance.now();
+  // stop() does nothing to a call already stopped.
+  for (const call of calls) {
+    if (now >= call.deadlineAt)
+      call.stop('deadline', new CallStopped(`deadline of ${call.deadlineMs} ms passed`));
+    else if (now >= call.idleAt) call.stop('idle', new CallStopped(`${call.idlePhase} made no progress`));
+  }
+  // Only the timer runs a tick, so it is set here.
+  if (calls.size === 0) {
+    clearInterval(timer);
+    timer = undefined;
+  }
+}

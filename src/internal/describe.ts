@@ -3,10 +3,18 @@
  * issues, a call's URL, a server's words. Each is bounded, whatever its input: a message is
  * read by a person and kept in logs, and must not grow with a body, an id or a form.
  */
-import type { ValidationIssue } from '../errors.js';
 import { excerpt, MAX_QUOTED } from './quote.js';
 import { REDACTED } from './redact.js';
 import { isSecretName } from './secret-names.js';
+
+/**
+ * What a message says of one validation issue (the shape of `ValidationIssue`, written here so
+ * that this file stands below the error tree, which words its messages with it).
+ */
+interface IssueLine {
+  readonly path: string;
+  readonly message: string;
+}
 
 /** Characters of issue lines a message shows; the issues past them are counted. */
 const MAX_ISSUE_TEXT = 1_200;
@@ -22,7 +30,7 @@ const MESSAGE_KEYS = ['message', 'error', 'detail', 'title', 'error_description'
  * with the first issues that fit in {@link MAX_ISSUE_TEXT} characters (the first always, cut
  * if need be), then `; and N more (see error.issues)`.
  */
-export function describeIssues(prefix: string, issues: readonly ValidationIssue[]): string {
+export function describeIssues(prefix: string, issues: readonly IssueLine[]): string {
   let text = '';
   let shown = 0;
   for (const issue of issues) {

@@ -9,8 +9,8 @@ import { ClaimsValidationError } from '../errors.js';
  * schemas refuse such ids first with a message naming the parameter; this is the last guard.
  */
 export function path(strings: TemplateStringsArray, ...values: ReadonlyArray<string | number>): string {
-  // Stryker disable next-line StringLiteral: a template has one more string than values, so these are always there
-  let out = strings[0] ?? '';
+  // A template has one more string than values.
+  let out = strings[0] as string;
   for (let i = 0; i < values.length; i++) {
     const value = String(values[i]);
     if (value === '.' || value === '..') {
@@ -21,8 +21,7 @@ export function path(strings: TemplateStringsArray, ...values: ReadonlyArray<str
         },
       ]);
     }
-    // Stryker disable next-line StringLiteral: a template has one more string than values, so these are always there
-    out += encodeURIComponent(value) + (strings[i + 1] ?? '');
+    out += encodeURIComponent(value) + (strings[i + 1] as string);
   }
   return out;
 }

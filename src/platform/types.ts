@@ -1,24 +1,27 @@
-import type { ClaimsClientOptions } from '../client.js';
+import type { Dispatcher } from 'undici';
 import type { ValidationIssue } from '../errors.js';
 import type { WatchBody } from '../internal/progress.js';
-import type { TraceCall } from '../telemetry/call-span.js';
+import type { TraceCall } from '../telemetry/types.js';
 import type { PrepareUpload } from '../uploads/prepare.js';
 import type { WIRE_CHOICE, WireChoice } from '../wire/cold-start-wire.js';
+import type { TlsOptions } from '../wire/dispatcher.js';
 import type { FetchLike } from '../wire/fetch-wire.js';
-import type { Wire } from '../wire/types.js';
+import type { ClosableWire, Wire } from '../wire/types.js';
 
 /**
- * The client options that say how connections are made: only the Node entry has them. Tests
- * may add {@link WIRE_CHOICE} (not a public option).
+ * The client options that say how connections are made (`ClaimsClientOptions` documents them):
+ * only the Node entry has them. Tests may add {@link WIRE_CHOICE} (not a public option).
+ * Declared here, not picked from the client's options, so the platforms sit below the client.
  */
-export type ConnectionOptions = Pick<ClaimsClientOptions, 'dispatcher' | 'tls' | 'fetch'> & {
+export interface ConnectionOptions {
+  /** See `ClaimsClientOptions.dispatcher`. */
+  dispatcher?: Dispatcher;
+  /** See `ClaimsClientOptions.tls`. */
+  tls?: TlsOptions;
+  /** See `ClaimsClientOptions.fetch`. */
+  fetch?: FetchLike;
+  /** Tests only: which wire the client's own connections use (not a public option). */
   [WIRE_CHOICE]?: WireChoice;
-};
-
-/** A wire and how to end what it holds open (`client.close()`). */
-export interface ClosableWire {
-  readonly wire: Wire;
-  close(): Promise<void>;
 }
 
 /**

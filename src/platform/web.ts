@@ -1,7 +1,8 @@
 import { ClaimsClientBase, type ClaimsClientOptions } from '../client.js';
-import { ClaimsError, type ValidationIssue } from '../errors.js';
+import type { ValidationIssue } from '../errors.js';
 import { watchWebBody } from '../internal/web-progress.js';
 import { prepareWebUpload } from '../uploads/web-multipart.js';
+import { WireFailure } from '../wire/failure.js';
 import { type FetchLike, fetchWire } from '../wire/fetch-wire.js';
 import type { ConnectionOptions, Platform } from './types.js';
 
@@ -45,7 +46,11 @@ function connectionOptionIssues(options: ConnectionOptions): ValidationIssue[] {
 // Looked up on each call, not once: a test (msw) or a polyfill may replace it after the client is built.
 const globalFetch: FetchLike = (url, init) => {
   if (typeof globalThis.fetch !== 'function') {
-    throw new ClaimsError('This runtime has no global fetch: give the client one with the `fetch` option');
+    throw new WireFailure(
+      'refused',
+      'This runtime has no global fetch: give the client one with the `fetch` option',
+      'not_connected',
+    );
   }
   return globalThis.fetch(url, init);
 };

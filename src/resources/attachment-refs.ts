@@ -1,6 +1,5 @@
 import { ClaimsValidationError, restate } from '../errors.js';
 import { excerpt } from '../internal/quote.js';
-import { setOutcome } from '../outcome.js';
 import type { AttachmentRef, AttachmentRefInput } from '../schemas/attachments.js';
 import type { CallOptions } from '../transport.js';
 import type { UploadItem } from '../uploads/index.js';
@@ -66,8 +65,6 @@ export async function resolveAttachmentRefs(
  * own outcome (an attachment may exist on the server; the cause says so).
  */
 function notSentAfter(error: unknown, owner: string): Error {
-  // The caller's own abort stays the AbortError it expects, now saying nothing was sent.
-  if (error instanceof Error && error.name === 'AbortError') return setOutcome(error, 'not_sent');
   const detail = excerpt(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   return restate(
     error,

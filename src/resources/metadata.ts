@@ -16,7 +16,6 @@ import { formKey } from '../form-snapshot.js';
 import { parseInput } from '../internal/parse-input.js';
 import { excerpt, quote } from '../internal/quote.js';
 import { MetadataCache } from '../metadata-cache.js';
-import { setOutcome } from '../outcome.js';
 import type { ExtendedFieldValue, IncidentCreate } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/metadata.js';
@@ -252,7 +251,6 @@ function toIssue({ index, problem }: LocatedProblem): ValidationIssue {
  * whatever the look-up's own outcome.
  */
 function lookupFailed(error: unknown, form: string): Error {
-  if (error instanceof Error && error.name === 'AbortError') return setOutcome(error, 'not_sent');
   const why =
     error instanceof ClaimsApiError && error.status === 404
       ? `there is no incident form metadata for ${form} (the look-up answered 404)`

@@ -4,27 +4,7 @@
  * OpenTelemetry code (and `@opentelemetry/api`, an optional peer) is loaded only once an
  * application has registered a tracer provider.
  */
-import type { Wire } from '../wire/types.js';
-
-/** What the transport tells the span of one call. */
-export interface CallSpan {
-  /**
-   * The wire for this call's attempts: each attempt carries the call's `traceparent`, counts
-   * as a resend after the first, and runs with HTTP client instrumentation (undici's)
-   * suppressed, so the call has one CLIENT span, not two.
-   */
-  wire(wire: Wire): Wire;
-  /** One retry decided: the wait before it, in ms, and why (a status or an error name). */
-  retry(delayMs: number, reason: string): void;
-}
-
-/** Runs a call inside its span; the span ends when the call settles. */
-export type TracedCall = <T>(run: (span: CallSpan | undefined) => Promise<T>) => Promise<T>;
-
-/** Made by `./otel.ts` once `@opentelemetry/api` is loaded. */
-export interface CallTracer {
-  trace<T>(method: string, route: string, run: (span: CallSpan) => Promise<T>): Promise<T>;
-}
+import type { CallTracer, TracedCall } from './types.js';
 
 /**
  * Where `@opentelemetry/api` 1.x keeps what an application registered (`Symbol.for`, shared by
@@ -36,9 +16,6 @@ let tracer: CallTracer | undefined;
 let loading: Promise<CallTracer | undefined> | undefined;
 /** Set when `@opentelemetry/api` could not be loaded: from then on calls run untraced at once. */
 let unavailable = false;
-
-/** What {@link traceCall} is: the transport is given it by the Node entry (its Platform). */
-export type TraceCall = (method: string, route: string) => TracedCall | undefined;
 
 /**
  * The span wrapper for a call of `method` on `route` (a path template such as

@@ -11,7 +11,7 @@ import { redactUrl } from '../internal/describe.js';
 import { outcomeOf } from '../outcome.js';
 import { VERSION } from '../version.js';
 import type { Wire } from '../wire/types.js';
-import type { CallSpan, CallTracer } from './call-span.js';
+import type { CallSpan, CallTracer } from './types.js';
 
 /**
  * `suppressTracing()` of `@opentelemetry/core`, without depending on it: the key is a

@@ -2,7 +2,7 @@ import { concatBytes, utf8 } from '../internal/bytes.js';
 
 /**
  * A body's bytes collected up to a cap, then decoded once as UTF-8: the one capped reading that
- * both wires do (each feeds it the chunks its own stream type yields). No `Buffer`: the fetch
+ * every wire does (each feeds it the chunks its own stream type yields). No `Buffer`: the fetch
  * wire runs on edge runtimes too.
  */
 export class CappedText {
@@ -18,9 +18,12 @@ export class CappedText {
     return this.#size > this.maxBytes;
   }
 
-  /** The text read; when over the cap, only its first `maxBytes` bytes. */
-  result(): { text: string; truncated: boolean } {
-    const truncated = this.#size > this.maxBytes;
+  /**
+   * The text read; when over the cap, only its first `maxBytes` bytes.
+   * @param cut true when the reading stopped at another cap (a compressed body's raw bytes).
+   */
+  result(cut = false): { text: string; truncated: boolean } {
+    const truncated = cut || this.#size > this.maxBytes;
     return { text: utf8(concatBytes(this.#chunks, this.maxBytes)), truncated };
   }
 }

@@ -1,5 +1,4 @@
-import type { ClosableWire } from '../platform/types.js';
-import type { Wire } from './types.js';
+import type { ClosableWire, Wire } from './types.js';
 
 /**
  * Which wire the client's own connections use. Not an option of the public API: the fault
@@ -83,9 +82,8 @@ class ColdStartWire {
 
   /** Loads undici on the next turn: the call starting now is sent first. */
   #loadSoon(): void {
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: #load starts one load however often it runs (`??=`): these two only spare a setImmediate
+    // One turn asked for, not one per busy call: #load starts one load however often it runs.
     if (this.#loading || this.#scheduled || this.#closed) return;
-    // Stryker disable next-line BooleanLiteral: as above, a second setImmediate loads nothing more
     this.#scheduled = true;
     setImmediate(() => this.#load()).unref();
   }

@@ -1,10 +1,15 @@
 import type { Readable } from 'node:stream';
-import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
-import { excerpt } from '../internal/quote.js';
-import { abortError } from './abort.js';
-import { CappedText } from './capped-text.js';
-import type { StreamedBody, WebStreamBody, Wire, WireRequest, WireResponse } from './types.js';
+import {
+  AttemptClock,
+  type AttemptState,
+  type BodySource,
+  failureOf,
+  WireAnswer,
+  type Wording,
+} from './attempt.js';
+import { WireFailure } from './failure.js';
+import type { StreamedBody, WebStreamBody, Wire, WireRequest } from './types.js';
 
 /** The subset of `fetch` the SDK calls. */
 export type FetchLike = (url: string, init: RequestInit & { duplex?: 'half' }) => Promise<Response>;
@@ -37,55 +42,90 @@ export interface FetchWireRuntime {
 export function fetchWire(fetchFn: FetchLike, runtime: FetchWireRuntime = {}): Wire {
   const streamRedirect = runtime.streamRedirect ?? 'error';
   return async (req) => {
-    const attempt = new AttemptControl(req, runtime.nodeBodyToWeb);
+    const attempt = new FetchAttempt(req);
     try {
       const streamed = req.body !== undefined && typeof req.body !== 'string';
+      const body = streamed ? attempt.watchUpload(webBody(req.body as StreamedBody, runtime)) : req.body;
       const response = await fetchFn(req.url, {
         method: req.method,
         // A copy: the transport's header sets are shared, and a user's fetch may write to its init.
         headers: { ...req.headers },
-        body: streamed ? attempt.watchUpload(req.body as StreamedBody) : (req.body as string | undefined),
-        signal: attempt.signal,
+        body: body as BodyInit | undefined,
+        signal: attempt.abortSignal,
         // Redirects are not followed (a 3xx is an error answer, as on the default wire).
         redirect: streamed ? streamRedirect : ('manual' as const),
         ...(streamed ? { duplex: 'half' as const } : {}),
       });
       attempt.progress();
-      return new FetchResponse(response, attempt);
+      // The platform's fetch decodes a compressed body itself: no decoder here.
+      return new WireAnswer(
+        response.status,
+        response.headers,
+        fetchBody(response),
+        attempt,
+        WORDING,
+        undefined,
+      );
     } catch (error) {
-      throw attempt.translate(error);
+      throw failureOf(attempt, WORDING, error, 'head');
     }
   };
 }
 
-class AttemptControl {
-  private readonly controller = new AbortController();
-  private timedOut = false;
-  private finished = false;
-  private timer: ReturnType<typeof setTimeout>;
-  readonly signal: AbortSignal;
+/** fetch's errors: a `TypeError('fetch failed')` whose `cause` says what happened, and no code of their own. */
+const WORDING: Wording = {
+  connectTimeout: 'the connect timeout passed',
+  detail: (error) => errorMessage((error as { cause?: unknown } | undefined)?.cause ?? error),
+  codes: false,
+};
 
-  constructor(
-    private readonly req: WireRequest,
-    private readonly nodeBodyToWeb: NodeBodyToWeb | undefined,
-  ) {
-    this.signal = this.controller.signal;
-    this.timer = setTimeout(this.onTimeout, req.timeoutMs);
+/**
+ * The body of a streamed upload as a web stream. Only reachable by a bug with a Node stream on
+ * the edge build (its uploads are web streams): refused, nothing sent.
+ */
+function webBody(body: StreamedBody, runtime: FetchWireRuntime): ReadableStream<Uint8Array> {
+  if ((body as Partial<WebStreamBody>).web instanceof ReadableStream) return (body as WebStreamBody).web;
+  if (runtime.nodeBodyToWeb) return runtime.nodeBodyToWeb(body as Readable);
+  throw new WireFailure(
+    'refused',
+    'A Node stream body cannot be sent by this build of the SDK',
+    'not_connected',
+  );
+}
+
+/**
+ * An attempt over fetch: fetch has no progress timeout of its own, so one timer per attempt
+ * is restarted on each chunk (of the upload and of the answer), and aborts fetch's own signal.
+ */
+class FetchAttempt implements AttemptState {
+  readonly #controller = new AbortController();
+  readonly #clock: AttemptClock;
+  readonly abortSignal: AbortSignal;
+
+  constructor(private readonly req: WireRequest) {
+    this.abortSignal = this.#controller.signal;
+    this.#clock = new AttemptClock(req.signal, req.timeoutMs, (why) =>
+      this.#controller.abort(why === 'abort' ? req.signal.reason : undefined),
+    );
+    this.#clock.arm('progress');
     // Already aborted (while the token or the upload was being prepared): no event will come.
-    if (req.signal.aborted) this.onAbort();
-    else req.signal.addEventListener('abort', this.onAbort, { once: true });
+    if (!this.#clock.listen()) this.#controller.abort(req.signal.reason);
   }
 
-  // A named listener so done() can remove it: a caller's long-lived signal would otherwise
-  // collect one listener (and keep this attempt alive) per request made with it.
-  private readonly onAbort = (): void => this.controller.abort(this.req.signal.reason);
+  get signal(): WireRequest['signal'] {
+    return this.req.signal;
+  }
+
+  get timeoutMs(): number {
+    return this.req.timeoutMs;
+  }
 
   /**
-   * The upload as a web stream that counts as progress: fetch only resolves once the whole
-   * body is sent, so without this a long upload that keeps moving would time out.
+   * The upload, each chunk counting as progress: fetch only resolves once the whole body is
+   * sent, so without this a long upload that keeps moving would time out.
    */
-  watchUpload(body: StreamedBody): ReadableStream {
-    return this.webBody(body).pipeThrough(
+  watchUpload(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    return body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform: (chunk, controller) => {
           this.progress();
@@ -95,91 +135,41 @@ class AttemptControl {
     );
   }
 
-  private webBody(body: StreamedBody): ReadableStream<Uint8Array> {
-    if ((body as Partial<WebStreamBody>).web instanceof ReadableStream) return (body as WebStreamBody).web;
-    if (this.nodeBodyToWeb) return this.nodeBodyToWeb(body as Readable);
-    // Only reachable by a bug: the edge entry's uploads are web streams.
-    throw new ClaimsError('A Node stream body cannot be sent by this build of the SDK');
+  timedOut(): 'connect' | 'progress' | undefined {
+    return this.#clock.timedOut();
   }
 
-  private readonly onTimeout = (): void => {
-    this.timedOut = true;
-    this.controller.abort();
-  };
-
   progress(): void {
-    // Node's and Bun's timers restart in place; Deno's and workerd's are plain numbers: set anew.
-    const timer = this.timer as unknown as { refresh?: () => void };
-    // Stryker disable next-line ConditionalExpression,StringLiteral: where refresh() exists, the branch below restarts the timer as well
-    if (typeof timer.refresh === 'function') timer.refresh();
-    else if (!this.finished) {
-      clearTimeout(this.timer);
-      this.timer = setTimeout(this.onTimeout, this.req.timeoutMs);
-    }
+    this.#clock.progress();
   }
 
   done(): void {
-    this.finished = true;
-    clearTimeout(this.timer);
-    this.req.signal.removeEventListener('abort', this.onAbort);
+    this.#clock.done();
   }
 
-  translate(error: unknown): Error {
-    this.done();
-    // Our own refusal before anything left (no global fetch, a body this build cannot send):
-    // kept as it is, with its outcome, not mistaken for a connection that failed.
-    if (error instanceof ClaimsError) return error;
-    if (this.req.signal.aborted) return abortError(this.req.signal);
-    if (this.timedOut) {
-      return new ClaimsTimeoutError(`Request timed out: no progress for ${this.req.timeoutMs} ms`, {
-        cause: error,
-      });
-    }
-    const cause = (error as { cause?: unknown }).cause ?? error;
-    const detail = excerpt(errorMessage(cause));
-    return new ClaimsConnectionError(`Connection failed: ${detail}`, { cause: error });
+  neverWritten(): boolean {
+    // A user's fetch chooses its connections out of our sight.
+    return false;
   }
 }
 
-class FetchResponse implements WireResponse {
-  readonly status: number;
-
-  constructor(
-    private readonly response: Response,
-    private readonly attempt: AttemptControl,
-  ) {
-    this.status = response.status;
-  }
-
-  headers(): Record<string, string> {
-    const out: Record<string, string> = {};
-    this.response.headers.forEach((value, name) => {
-      out[name] = value;
-    });
-    return out;
-  }
-
-  /** The one capped reader of the body, for 2xx and error answers alike. */
-  async text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
-    const read = new CappedText(maxBytes);
-    const reader = this.response.body?.getReader();
-    try {
-      while (reader) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        this.attempt.progress();
-        if (read.add(value)) {
-          // The cancel is not awaited, as some fetches never settle it.
-          reader.cancel().catch(() => undefined);
-          break;
-        }
-      }
-    } catch (error) {
-      throw this.attempt.translate(error);
-    }
-    // The attempt is over: stop its timer, which would otherwise keep the process alive for up
-    // to timeoutMs.
-    this.attempt.done();
-    return read.result();
-  }
+/**
+ * The answer's body as the core reads it: the reader's own `read()` is the iterator's `next()`
+ * (both give `{ done, value }`), so reading costs no generator and no promise of ours per chunk.
+ */
+function fetchBody(response: Response): BodySource {
+  const reader = response.body?.getReader();
+  const iterator: AsyncIterator<Uint8Array> = {
+    next: () =>
+      (reader ? reader.read() : Promise.resolve({ done: true, value: undefined })) as Promise<
+        IteratorResult<Uint8Array>
+      >,
+  };
+  return {
+    chunks: () => ({ [Symbol.asyncIterator]: () => iterator }),
+    // Not awaited, as some fetches never settle it.
+    cancel: () => {
+      reader?.cancel().catch(() => undefined);
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { WireFailure } from './failure.js';
 
 /**
  * A streamed request body: a Node `Readable` (the Node entry's multipart) or a web stream (the
@@ -30,11 +31,11 @@ export interface WireRequest {
   timeoutMs: number;
   /**
    * Send on a new connection, not a kept-alive one: set for the one repeat of a request whose
-   * kept-alive connection the wire found dead before writing any byte of it (the wire said so
-   * with `markDeadConnection`, src/wire/dead-connection.ts): a connection opened after that
-   * failure. A wire that dropped the dead connection's pool when it marked the error (the
-   * undici and `node:http` wires do) has nothing more to do; one that cannot choose its
-   * connections (a user's `fetch`) never marks an error so.
+   * kept-alive connection the wire found dead before writing any byte of it (a failure it said
+   * was `sent: 'dead_connection'`, src/wire/failure.ts): a connection opened after that
+   * failure. A wire that dropped the dead connection's pool when it said so (the undici and
+   * `node:http` wires do) has nothing more to do; one that cannot choose its connections (a
+   * user's `fetch`) never says so.
    */
   freshConnection?: boolean;
 }
@@ -51,9 +52,16 @@ export interface WireSignal {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
+/** Raw answer headers: a record (undici, `node:http`) or a `Headers` (fetch). */
+export type RawHeaders =
+  | Readonly<Record<string, string | string[] | undefined>>
+  | { forEach(callback: (value: string, name: string) => void): void };
+
 /** The answer's head; the body is read by one of the methods, exactly once. */
 export interface WireResponse {
   status: number;
+  /** The headers as the wire got them (a record, or fetch's `Headers`): nothing else of the answer. */
+  readonly rawHeaders: RawHeaders;
   /** Response headers, lower-case names, repeated values joined with `, `. */
   headers(): Record<string, string>;
   /**
@@ -65,7 +73,13 @@ export interface WireResponse {
 }
 
 /**
- * Sends one attempt. Rejects with `ClaimsConnectionError`/`ClaimsTimeoutError` (the
- * underlying error as `cause`), or with the platform's `AbortError` when `signal` aborted.
+ * Sends one attempt. Rejects with a {@link WireFailure} saying how far the request got (the
+ * underlying error as `cause`); the transport builds the call's error from it.
  */
 export type Wire = (request: WireRequest) => Promise<WireResponse>;
+
+/** A wire and how to end what it holds open (`client.close()`). */
+export interface ClosableWire {
+  readonly wire: Wire;
+  close(): Promise<void>;
+}

@@ -1,4 +1,4 @@
-import type { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
+import type { Agent, EnvHttpProxyAgent } from 'undici';
 
 /** The undici classes a client makes its own dispatchers from (the whole package fits too). */
 export interface UndiciAgents {
@@ -7,28 +7,15 @@ export interface UndiciAgents {
 }
 
 /**
- * undici's `Dispatcher#request`, called on a dispatcher: undici's index adds it to every
- * dispatcher's prototype, which loading the agents alone does not (and the SDK leaves undici's
- * classes as it finds them).
+ * undici, from its public entry only: a private path may move in any release the `^7` range
+ * admits, after our tests ran and on a user's machine, so no test of ours could keep that
+ * promise. Loaded on the first request that needs it, never on import: it takes longer to load
+ * than the rest of the SDK, a serverless cold start pays for it only once a call needs it (see
+ * cold-start-wire.ts), and a client given its own `fetch` never loads it. Loading the index
+ * also gives every dispatcher its `request` method.
  */
-export type DispatcherRequest = (
-  this: Dispatcher,
-  options: Dispatcher.RequestOptions,
-) => Promise<Dispatcher.ResponseData>;
-
-/**
- * undici's `Agent`, `EnvHttpProxyAgent` and `request`, from their own modules rather than the package's
- * index: the index also loads fetch, WebSocket, the cache, EventSource and the mocks, which the
- * SDK never uses. A serverless bundle is then some 230 KiB smaller (undici 523 → 296 KiB with
- * esbuild, minified), and every cold start compiles that much less. undici 7 has no `exports`
- * map, so these paths resolve in Node and in bundlers; `test/pinned/undici-deep-imports.test.ts`
- * fails if an undici update moves them (its version range is kept to patches for that reason).
- */
-export async function loadUndiciAgents(): Promise<UndiciAgents & { request: DispatcherRequest }> {
-  const [agent, proxy, request] = await Promise.all([
-    import('undici/lib/dispatcher/agent.js'),
-    import('undici/lib/dispatcher/env-http-proxy-agent.js'),
-    import('undici/lib/api/api-request.js'),
-  ]);
-  return { Agent: agent.default, EnvHttpProxyAgent: proxy.default, request: request.default };
+export async function loadUndiciAgents(): Promise<UndiciAgents> {
+  const undici = await import('undici');
+  // The CommonJS module as ESM: its exports are the namespace's, or its default's in a bundle.
+  return (undici as { default?: UndiciAgents }).default ?? undici;
 }

@@ -1,32 +1,38 @@
 import type { Readable } from 'node:stream';
-import type { Dispatcher, request as undiciRequest } from 'undici';
-import { ClaimsConnectionError, ClaimsError, ClaimsTimeoutError } from '../errors.js';
-import { errorMessage } from '../internal/error-message.js';
-import { excerpt } from '../internal/quote.js';
-import { abortError } from './abort.js';
-import { CappedText } from './capped-text.js';
-import { isDeadConnection, neverWrittenError } from './dead-connection.js';
+import type { Dispatcher } from 'undici';
+import {
+  type AttemptState,
+  type BodySource,
+  failureOf,
+  NODE_WORDING,
+  WireAnswer,
+  type Wording,
+} from './attempt.js';
 import { OwnDispatcher } from './dispatcher.js';
-import type { Wire, WireResponse, WireSignal } from './types.js';
-import { loadUndiciAgents } from './undici-agents.js';
+import { decodeNodeBody } from './node-decode.js';
+import type { Wire, WireRequest } from './types.js';
+import { loadUndiciAgents, type UndiciAgents } from './undici-agents.js';
 import { WriteWatch } from './write-watch.js';
 
 const TIMEOUT_CODES: ReadonlySet<unknown> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
-type UndiciBody = Awaited<ReturnType<typeof undiciRequest>>['body'];
-type UndiciHeaders = Awaited<ReturnType<typeof undiciRequest>>['headers'];
+const WORDING: Wording = {
+  ...NODE_WORDING,
+  // Connecting is bounded by the dispatcher's connect timeout (undici's default: 10 s), not timeoutMs.
+  connectTimeout: "the dispatcher's connect timeout passed (UND_ERR_CONNECT_TIMEOUT)",
+};
 
-// undici is loaded on the first request, not on import: it takes about as long to import as
-// the rest of the SDK, serverless cold starts pay for it only when a request is made, and a
-// client given its own `fetch` never loads it.
-let undici: Awaited<ReturnType<typeof loadUndiciAgents>> | undefined;
+// undici is loaded on the first request, not on import (see undici-agents.ts).
+let undici: UndiciAgents | undefined;
 
 /**
- * The default wire: undici's `Dispatcher.request`, on the client's own dispatcher (see
- * {@link OwnDispatcher}) or on one the user gave. It is asked with origin and path already
- * split: `undici.request(url)` would parse the URL string again on every call, a measurable
- * share of a small request's cost. Timeouts are undici's own `headersTimeout`/`bodyTimeout`,
- * which restart on every chunk written or read: no timer or AbortController of ours per attempt.
+ * The default wire once a client is busy (see cold-start-wire.ts), and for uploads: undici's
+ * `Dispatcher.request`, on the client's own dispatcher (see {@link OwnDispatcher}) or on one the
+ * user gave. It is asked with origin and path already split: `undici.request(url)` would parse
+ * the URL string again on every call, a measurable share of a small request's cost. Timeouts are
+ * undici's own `headersTimeout`/`bodyTimeout`, which restart on every chunk written or read: no
+ * timer or AbortController of ours per attempt. What it does unlike the other wires: the write
+ * watch that proves a request unwritten (see {@link WriteWatch}), on its own dispatcher only.
  */
 export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
   const own = dispatcher instanceof OwnDispatcher ? dispatcher : undefined;
@@ -34,13 +40,14 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
   const copyHeaders = own?.writesHeaders ?? true;
   return async (req) => {
     undici ??= await loadUndiciAgents();
-    const agents = undici;
     // Whether a failed request was written is known only on our own dispatcher: a user's may
     // create several undici requests for one (a retrying one), later, out of our sight.
     const watch = own ? new WriteWatch(typeof req.body !== 'object') : undefined;
-    // Throws the client's ClaimsError once it is closed.
-    const target = own ? own.take(agents, performance.now()) : (dispatcher as Dispatcher);
+    const attempt = new UndiciAttempt(req, watch);
+    let target = dispatcher as Dispatcher;
     try {
+      // Refused (nothing sent) once the client is closed.
+      if (own) target = own.take(undici, performance.now());
       const options: Dispatcher.RequestOptions = {
         origin: req.origin,
         path: req.path,
@@ -53,90 +60,62 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
       };
-      // Our own agents lack undici's index's `request` mix-in: its function is called on them.
-      const send = () => (own ? agents.request.call(target, options) : target.request(options));
-      const res = await (watch ? watch.dispatch(send) : send());
-      own?.touch(performance.now(), headerValue(res.headers['keep-alive']));
-      return new UndiciResponse(res.statusCode, res.headers, res.body, req);
+      const res = await (watch ? watch.dispatch(() => target.request(options)) : target.request(options));
+      const keepAlive = res.headers['keep-alive'];
+      own?.touch(performance.now(), Array.isArray(keepAlive) ? keepAlive[0] : keepAlive);
+      attempt.body = res.body;
+      return new WireAnswer(res.statusCode, res.headers, attempt, attempt, WORDING, decodeNodeBody);
     } catch (error) {
-      if (error instanceof ClaimsError) throw error;
-      const failure = translate(error, req.signal, req.timeoutMs);
-      // Only a failure that would otherwise be 'unknown' needs the proof: a connection that
-      // never opened, a timeout or an abort keep their own error.
-      const unknown =
-        // Stryker disable next-line ConditionalExpression,LogicalOperator: the only other failure, the AbortError, has no `outcome` property
-        failure instanceof ClaimsConnectionError &&
-        !(failure instanceof ClaimsTimeoutError) &&
-        failure.outcome === 'unknown';
-      if (!unknown || !watch?.neverWritten) throw failure;
-      // A request undici provably never wrote (see WriteWatch): nothing was sent.
-      const dead = neverWrittenError(error);
-      // The repeat (`freshConnection`) then gets a fresh dispatcher from take().
-      // Stryker disable next-line OptionalChaining: there is a watch only on our own dispatcher
-      if (isDeadConnection(dead)) own?.retire(target);
-      throw dead;
+      const failure = failureOf(attempt, WORDING, error, 'head');
+      // Its other connections, as old, are likely dead too: the repeat gets a fresh dispatcher.
+      // (A dead connection is proven by the write watch, on our own dispatcher only.)
+      if (failure.sent === 'dead_connection') (own as OwnDispatcher).retire(target);
+      throw failure;
     }
   };
 }
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
+/**
+ * An attempt on undici, and its answer's body once it came (one object per call): its timers
+ * are undici's own, its proof of an unwritten request the watch's.
+ */
+class UndiciAttempt implements AttemptState, BodySource {
+  readonly signal: WireRequest['signal'];
+  readonly timeoutMs: number;
+  body: Readable | undefined = undefined;
 
-class UndiciResponse implements WireResponse {
   constructor(
-    readonly status: number,
-    private readonly rawHeaders: UndiciHeaders,
-    private readonly body: UndiciBody,
-    private readonly req: { signal: WireSignal; timeoutMs: number },
-  ) {}
-
-  headers(): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const name in this.rawHeaders) {
-      const value = this.rawHeaders[name];
-      // Stryker disable next-line ConditionalExpression: undici gives no undefined values; the check is for the type
-      if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    return out;
+    req: WireRequest,
+    private readonly watch: WriteWatch | undefined,
+  ) {
+    this.signal = req.signal;
+    this.timeoutMs = req.timeoutMs;
   }
 
-  /** The one capped reader of the body, for 2xx and error answers alike. */
-  async text(maxBytes: number): Promise<{ text: string; truncated: boolean }> {
-    const read = new CappedText(maxBytes);
-    try {
-      for await (const chunk of this.body) {
-        if (read.add(chunk as Buffer)) {
-          this.body.destroy();
-          break;
-        }
-      }
-    } catch (error) {
-      throw translate(error, this.req.signal, this.req.timeoutMs);
-    }
-    return read.result();
+  timedOut(error: unknown): 'connect' | 'progress' | undefined {
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect';
+    return TIMEOUT_CODES.has(code) ? 'progress' : undefined;
+  }
+
+  progress(): void {}
+
+  done(): void {}
+
+  neverWritten(): boolean {
+    return this.watch?.neverWritten === true;
+  }
+
+  chunks(): Readable {
+    return this.body as Readable;
+  }
+
+  cancel(): void {
+    const body = this.body as Readable;
+    // undici's body emits an AbortError when destroyed unread: no one waits for it any more.
+    body.on('error', ignore);
+    body.destroy();
   }
 }
 
-function translate(error: unknown, signal: WireSignal, timeoutMs: number): Error {
-  if (signal.aborted) return abortError(signal);
-  const code = (error as { code?: unknown }).code;
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    // Connecting is bounded by the dispatcher's connect timeout (undici's default: 10 s), not timeoutMs.
-    return new ClaimsTimeoutError(`Connection timed out: the dispatcher's connect timeout passed (${code})`, {
-      cause: error,
-    });
-  }
-  if (TIMEOUT_CODES.has(code)) {
-    return new ClaimsTimeoutError(`Request timed out: no progress for ${timeoutMs} ms (${code})`, {
-      cause: error,
-    });
-  }
-  const detail = excerpt(errorMessage(error));
-  return new ClaimsConnectionError(
-    `Connection failed: ${detail}${typeof code === 'string' ? ` (${code})` : ''}`,
-    {
-      cause: error,
-    },
-  );
-}
+function ignore(): void {}

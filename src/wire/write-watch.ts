@@ -92,10 +92,13 @@ function subscribeOnce(): void {
   subscribe('undici:request:bodySent', (message) => {
     const watch = watches.get((message as RequestMessage).request);
     const socket = watch?.socket;
-    // Stryker disable next-line ConditionalExpression: with no watch there is no socket either
-    if (watch === undefined || socket === undefined) return;
-    watch.socket = undefined;
+    // No watch (a request not ours), or one whose write was judged already.
+    if (socket === undefined) return;
+    (watch as WriteWatch).socket = undefined;
     const errored = socket.errored as { syscall?: unknown } | null;
-    watch.refused = watch.oneWrite && watch.erroredBefore == null && errored?.syscall === 'write';
+    (watch as WriteWatch).refused =
+      (watch as WriteWatch).oneWrite &&
+      (watch as WriteWatch).erroredBefore == null &&
+      errored?.syscall === 'write';
   });
 }

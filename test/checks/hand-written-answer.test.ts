@@ -12,6 +12,7 @@ import type { WireResponse } from '../../src/wire/types.js';
 const context = { method: 'POST', url: 'http://127.0.0.1/incidents', token: 'tok', maxResponseBytes: 1024 };
 const answer = (text: string): WireResponse => ({
   status: 201,
+  rawHeaders: { 'content-type': 'application/json' },
   headers: () => ({ 'content-type': 'application/json' }),
   text: async () => ({ text, truncated: false }),
 });

@@ -28,7 +28,12 @@ export function standIn(name: string, log: string[]) {
   return {
     wire: async (): Promise<WireResponse> => {
       log.push(name);
-      return { status: 201, headers: () => ({}), text: async () => ({ text: '{}', truncated: false }) };
+      return {
+        status: 201,
+        rawHeaders: {},
+        headers: () => ({}),
+        text: async () => ({ text: '{}', truncated: false }),
+      };
     },
     close: async () => {
       closed++;

@@ -11,6 +11,8 @@ import {
   ClaimsResponseValidationError,
   outcomeOf,
 } from '../../src/index.js';
+import { readSuccess } from '../../src/internal/answer.js';
+import type { WireResponse } from '../../src/wire/types.js';
 import { type FaultServer, httpFaultServer, TOKEN, WIRES } from '../faults/fault-server.js';
 import { event, incident } from '../helpers/fixtures.js';
 
@@ -144,5 +146,35 @@ describe.each(WIRES)('$name: answers judged honestly', (wire) => {
       console.log(`${wire.name}: RSS grew ${grewMiB.toFixed(1)} MiB, ${sent} bytes sent`);
     expect(grewMiB).toBeLessThan(100);
     expect(performance.now() - started).toBeLessThan(20_000);
+  });
+});
+
+describe('a 2xx value whose body echoed the token', () => {
+  const response = (text: string): WireResponse => ({
+    status: 200,
+    rawHeaders: {},
+    headers: () => ({}),
+    text: async () => ({ text, truncated: false }),
+  });
+  const read = (text: string, token: string) =>
+    readSuccess({}, response(text), { method: 'GET', url: 'http://x/y', token, maxResponseBytes: 10_000 });
+  const token = 'tok_Ab+/=9';
+
+  it('is redacted, in every spelling the redactor knows, keys and numbers included', async () => {
+    await expect(
+      read(`{"raw":"${token}","enc":"${encodeURIComponent(token)}","esc":"tok_Ab\\u002B\\/=9"}`, token),
+    ).resolves.toEqual({ raw: '[REDACTED]', enc: '[REDACTED]', esc: '[REDACTED]' });
+    await expect(read(`{"${token}":1}`, token)).resolves.toEqual({ '[REDACTED]': 1 });
+    await expect(read('{"n":123456789}', '123456789')).resolves.toEqual({ n: '[REDACTED]' });
+  });
+
+  it('a body that cannot hold it is returned as parsed: % and \\ alone do not change a value', async () => {
+    await expect(read('{"a":"50%","b":"x\\\\y"}', token)).resolves.toEqual({ a: '50%', b: 'x\\y' });
+  });
+
+  it('a token shorter than 8 characters is not looked for in values (it would be found in words)', async () => {
+    await expect(read('{"attachmentId":"t"}', 't')).resolves.toEqual({ attachmentId: 't' });
+    await expect(read('{"a":"tok_1234"}', 'tok_1234')).resolves.toEqual({ a: '[REDACTED]' });
+    await expect(read('{"a":"tok_123"}', 'tok_123')).resolves.toEqual({ a: 'tok_123' });
   });
 });

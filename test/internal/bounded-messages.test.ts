@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeCall, errorFromResponse, restate } from '../../src/errors.js';
+import { failureError } from '../../src/call-errors.js';
+import { type ClaimsConnectionError, errorFromResponse, restate } from '../../src/errors.js';
 import {
   ClaimsApiError,
   ClaimsClient,
@@ -29,7 +30,9 @@ import {
   MAX_QUOTED,
   quote,
 } from '../../src/internal/quote.js';
+import { redactorFor } from '../../src/internal/redact.js';
 import { MAY_HAVE_BEEN_PROCESSED } from '../../src/outcome.js';
+import { WireFailure } from '../../src/wire/failure.js';
 import { type FaultServer, httpFaultServer, TOKEN, WIRES } from '../faults/fault-server.js';
 import { incident } from '../helpers/fixtures.js';
 
@@ -163,21 +166,31 @@ describe('every error class keeps its message bounded and escaped', () => {
     expect(error.issues).toHaveLength(100_000);
   });
 
-  it('a response validation error, a restated error, a call description: bounded too', () => {
+  it("a response validation error, a restated error, a call's connection error: bounded too", () => {
     fc.assert(
       fc.property(long, long, (context, message) => {
         const answer = new ClaimsResponseValidationError({}, [{ path: context, message }], context);
         expectSafe(answer.message);
         expectSafe(restate(answer, message, 'not_sent').message);
-        const connection = errorFromResponse({
+        const apiError = errorFromResponse({
           status: 503,
           body: message,
           headers: {},
           method: 'GET',
-          url: 'https://x/',
+          url: `https://x/${context}`,
         });
-        describeCall(connection, { method: 'GET', url: `https://x/${context}`, attempts: 1 });
+        expectSafe(apiError.message);
+        // Built where the transport builds it: the call's method and URL, then the wire's words.
+        const url = `https://x/${context}`;
+        const connection = failureError(
+          new WireFailure('connection', `Connection failed: ${message}`, 'maybe'),
+          { method: 'GET', url, attempts: 1 },
+          'unknown',
+          { kind: 'failure', sent: 'maybe' },
+          redactorFor(TOKEN),
+        ) as ClaimsConnectionError;
         expectSafe(connection.message);
+        expect(connection.url).toBe(url);
       }),
       { numRuns: 200 },
     );

@@ -6,8 +6,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { onAbort } from '../../src/internal/abort-fanout.js';
-import { CallSignal, STOPPED } from '../../src/internal/call-signal.js';
-import { TICK_MS } from '../../src/internal/deadline.js';
+import { CallSignal, STOPPED, TICK_MS } from '../../src/internal/call-signal.js';
 
 function timers(): number {
   return process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;

@@ -86,7 +86,7 @@ describe('edge entry', () => {
     expect(found).toEqual(
       expect.arrayContaining([
         expect.stringContaining('-> node:stream'),
-        expect.stringContaining('-> undici/lib/dispatcher/agent.js (dynamic-import)'),
+        expect.stringContaining('-> undici (dynamic-import)'),
         expect.stringContaining('-> form-data (dynamic-import)'),
       ]),
     );

@@ -6,13 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ClaimsConnectionError, ClaimsResponseValidationError } from '../../src/errors.js';
+import { ClaimsResponseValidationError } from '../../src/errors.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   MAX_ERROR_BODY_BYTES,
-  readApiError,
+  readErrorAnswer,
   readSuccess,
 } from '../../src/internal/answer.js';
+import { stopped, WireFailure } from '../../src/wire/failure.js';
 import type { WireResponse } from '../../src/wire/types.js';
 
 const context = {
@@ -32,6 +33,7 @@ function response(
   return {
     status,
     asked,
+    rawHeaders: headers,
     headers: () => headers,
     text: async (maxBytes) => {
       asked.push(maxBytes);
@@ -81,21 +83,36 @@ describe('readSuccess', () => {
   });
 });
 
-describe('readApiError', () => {
+describe('readErrorAnswer', () => {
   it('reads at most 1 MiB of an error body; a cut one stays text, even when it parses', async () => {
     const answer = response(500, '{"message":"cut"}', {}, true);
-    const error = await readApiError(answer, context);
+    const read = await readErrorAnswer(answer, context);
     expect(answer.asked).toEqual([MAX_ERROR_BODY_BYTES]);
     expect(MAX_ERROR_BODY_BYTES).toBe(1_048_576);
-    expect(error.body).toBe('{"message":"cut"}');
+    expect(read.body).toBe('{"message":"cut"}');
   });
 
-  it('an error body that cannot be read leaves the status to speak; an abort while reading wins', async () => {
-    const unread = await readApiError(response(503, new ClaimsConnectionError('reset')), context);
-    expect(unread).toMatchObject({ status: 503, body: undefined });
-    expect(unread.message).toBe(`503 GET ${context.url} (the request may have been processed)`);
-    const abort = new DOMException('aborted', 'AbortError');
-    await expect(readApiError(response(503, abort), context)).rejects.toBe(abort);
+  it('an error body that cannot be read leaves the status to speak; a stopped call wins', async () => {
+    const reset = new WireFailure('cut', 'Connection failed: reset', 'maybe');
+    const unread = await readErrorAnswer(response(503, reset), context);
+    expect(unread).toEqual({ status: 503, headers: {}, body: undefined });
+    const stop = stopped(new Error('the caller gave up'));
+    await expect(readErrorAnswer(response(503, stop), context)).rejects.toBe(stop);
+    // Anything else is no failure of the wire's: it is not swallowed.
+    const bug = new TypeError('a bug');
+    await expect(readErrorAnswer(response(503, bug), context)).rejects.toBe(bug);
+  });
+
+  it('redacts the token from the headers and the body', async () => {
+    const read = await readErrorAnswer(
+      response(401, '{"message":"bad token s3cret"}', { 'x-echo': 'Bearer s3cret' }),
+      context,
+    );
+    expect(read).toEqual({
+      status: 401,
+      headers: { 'x-echo': 'Bearer [REDACTED]' },
+      body: { message: 'bad token [REDACTED]' },
+    });
   });
 });
 

@@ -7,10 +7,9 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CallSignal, STOPPED } from '../../src/internal/call-signal.js';
-import { TICK_MS } from '../../src/internal/deadline.js';
+import { stoppedError } from '../../src/call-errors.js';
+import { CallSignal, TICK_MS } from '../../src/internal/call-signal.js';
 import { watchNodeBody } from '../../src/internal/progress.js';
-import { stoppedError } from '../../src/internal/stopped.js';
 import { watchWebBody } from '../../src/internal/web-progress.js';
 import type { WebStreamBody } from '../../src/wire/types.js';
 
@@ -22,8 +21,10 @@ function call(): CallSignal {
   return signal;
 }
 /** The message the call rejects with once its signal stopped it. */
-const messageOf = (signal: CallSignal) => stoppedError(signal, STOPPED, IDLE_MS, 'unknown').message;
-const STALLED = `Request timed out: the request body made no progress for ${IDLE_MS} ms (the request may have been processed)`;
+const messageOf = (signal: CallSignal) =>
+  stoppedError(signal, IDLE_MS, 'unknown', { method: 'POST', url: 'http://x/attachments', attempts: 1 })
+    .message;
+const STALLED = `POST http://x/attachments: Request timed out: the request body made no progress for ${IDLE_MS} ms (the request may have been processed)`;
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });

@@ -1,15 +1,15 @@
 /**
- * When a call is stopped and with what error (src/internal/deadline.ts, stopped.ts): the
+ * When a call is stopped and with what error (src/internal/call-signal.ts, call-errors.ts): the
  * shared ticker stops a call at its deadline or stall exactly when it is due, a wait that
  * would reach the deadline is not begun, and the error a stopped call rejects with: the
- * caller's own AbortError, or a ClaimsTimeoutError whose cause is what went wrong meanwhile
+ * caller's AbortError, or a ClaimsTimeoutError whose cause is what went wrong meanwhile
  * (never the SDK's internal CallStopped reason).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { deadlineMessage, stoppedError } from '../../src/call-errors.js';
 import { ClaimsTimeoutError } from '../../src/errors.js';
-import { CallSignal, STOPPED } from '../../src/internal/call-signal.js';
-import { CallStopped, TICK_MS } from '../../src/internal/deadline.js';
-import { deadlineMessage, pause, stoppedError } from '../../src/internal/stopped.js';
+import { CallSignal, CallStopped, STOPPED, TICK_MS } from '../../src/internal/call-signal.js';
+import { outcomeOf } from '../../src/outcome.js';
 
 const signals: CallSignal[] = [];
 function call(deadlineMs: number, caller?: AbortSignal): CallSignal {
@@ -69,48 +69,57 @@ describe('pause between attempts', () => {
   it('a wait that would end right at the deadline is not begun: the call ends with the last error', async () => {
     const signal = call(10 * TICK_MS);
     const last = new Error('503 from the server');
-    await expect(pause(10 * TICK_MS, signal, last)).rejects.toBe(STOPPED);
+    await expect(signal.pause(10 * TICK_MS, last)).rejects.toBe(STOPPED);
     expect(signal.stopped).toBe('deadline');
     expect(signal.reason).toBe(last);
   });
 
   it('a wait that ends before the deadline is waited', async () => {
     const signal = call(10 * TICK_MS);
-    const waited = pause(10 * TICK_MS - 1, signal, new Error('503'));
+    const waited = signal.pause(10 * TICK_MS - 1, new Error('503'));
     await vi.advanceTimersByTimeAsync(10 * TICK_MS - 1);
     await expect(waited).resolves.toBeUndefined();
     expect(signal.stopped).toBeUndefined();
   });
 });
 
-describe('the error of a stopped call', () => {
-  it("the caller's abort: its AbortError as the wire threw it, the same object", () => {
-    const controller = new AbortController();
-    const signal = call(60_000, controller.signal);
-    controller.abort();
-    const thrown = new DOMException('aborted by the wire', 'AbortError');
-    expect(stoppedError(signal, thrown, 1_000, 'unknown')).toBe(thrown);
-  });
+const CALL = { method: 'GET', url: 'https://claims.example.com/api/x', attempts: 2 };
 
-  it("the caller's abort shown by another error: a fresh AbortError with the caller's reason", () => {
+describe('the error of a stopped call', () => {
+  it("the caller's abort: a fresh AbortError with the caller's reason and the call's outcome", () => {
     const controller = new AbortController();
     const signal = call(60_000, controller.signal);
     const reason = new Error('user left');
     controller.abort(reason);
-    const thrown = new TypeError('fetch failed');
-    const error = stoppedError(signal, thrown, 1_000, 'not_sent');
-    expect(error).not.toBe(thrown);
+    const error = stoppedError(signal, 1_000, 'not_sent', CALL);
+    expect(error).toBeInstanceOf(DOMException);
     expect(error.name).toBe('AbortError');
+    expect(error.message).toBe('The operation was aborted');
     expect(error.cause).toBe(reason);
+    expect(outcomeOf(error)).toBe('not_sent');
+    expect(error).not.toBe(stoppedError(signal, 1_000, 'not_sent', CALL));
+    const sent = stoppedError(signal, 1_000, 'unknown', CALL);
+    expect(sent.message).toBe('The operation was aborted (the request may have been processed)');
+    expect(outcomeOf(sent)).toBe('unknown');
+  });
+
+  it("the caller's abort without a reason: no cause", () => {
+    const controller = new AbortController();
+    const signal = call(60_000, controller.signal);
+    signal.stop('aborted', undefined);
+    expect(Object.hasOwn(stoppedError(signal, 1_000, 'not_sent', CALL), 'cause')).toBe(false);
   });
 
   it('the deadline, stopped by the ticker: no cause (CallStopped is internal)', () => {
     const signal = call(TICK_MS);
     vi.advanceTimersByTime(TICK_MS);
-    const error = stoppedError(signal, new Error('socket closed'), 1_000, 'not_sent');
+    const error = stoppedError(signal, 1_000, 'not_sent', CALL);
     expect(error).toBeInstanceOf(ClaimsTimeoutError);
-    expect(error.message).toBe(deadlineMessage(TICK_MS));
-    expect(error.message).toBe(`Deadline passed: the call did not finish within deadlineMs (${TICK_MS} ms)`);
+    expect(error.message).toBe(`GET ${CALL.url}: ${deadlineMessage(TICK_MS)}`);
+    expect(error.message).toBe(
+      `GET ${CALL.url}: Deadline passed: the call did not finish within deadlineMs (${TICK_MS} ms)`,
+    );
+    expect(error).toMatchObject({ method: 'GET', url: CALL.url, attempts: 2 });
     expect(error.cause).toBeUndefined();
   });
 
@@ -118,22 +127,24 @@ describe('the error of a stopped call', () => {
     const signal = call(60_000);
     signal.watchIdle('the request body', TICK_MS);
     vi.advanceTimersByTime(TICK_MS);
-    const error = stoppedError(signal, STOPPED, 1_234, 'not_sent');
+    const error = stoppedError(signal, 1_234, 'not_sent', CALL);
     expect(error).toBeInstanceOf(ClaimsTimeoutError);
-    expect(error.message).toBe('Request timed out: the request body made no progress for 1234 ms');
+    expect(error.message).toBe(
+      `GET ${CALL.url}: Request timed out: the request body made no progress for 1234 ms`,
+    );
     expect(error.cause).toBeUndefined();
   });
 
   it('the deadline reached in a wait: the last attempt’s error as cause', async () => {
     const signal = call(TICK_MS);
     const last = new Error('503 from the server');
-    await pause(TICK_MS, signal, last).catch(() => undefined);
-    expect(stoppedError(signal, STOPPED, 1_000, 'rejected').cause).toBe(last);
+    await signal.pause(TICK_MS, last).catch(() => undefined);
+    expect(stoppedError(signal, 1_000, 'rejected', CALL).cause).toBe(last);
   });
 
   it('a reason that is not an Error is not a cause', () => {
     const signal = call(60_000);
     signal.stop('idle', 'not an error');
-    expect(stoppedError(signal, STOPPED, 1_000, 'not_sent').cause).toBeUndefined();
+    expect(stoppedError(signal, 1_000, 'not_sent', CALL).cause).toBeUndefined();
   });
 });

@@ -14,7 +14,7 @@ import {
   ClaimsTimeoutError,
   outcomeOf,
 } from '../../src/index.js';
-import { isNotConnected, shouldRetry } from '../../src/retry.js';
+import { sentOf } from '../../src/wire/attempt.js';
 import { incident } from '../helpers/fixtures.js';
 
 const NOT_CONNECTED = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'] as const;
@@ -89,7 +89,9 @@ describe.each(WIRE_SETUPS)('connection never opened, $name', ({ name, setup }) =
   });
 });
 
-describe('isNotConnected', () => {
+describe('sentOf: how far a failed request got, from its codes', () => {
+  const isNotConnected = (error: unknown) => sentOf(error) === 'not_connected';
+
   it.each([...NOT_CONNECTED, CONNECT_TIMEOUT])('%s, on the error or down its cause chain', (code) => {
     expect(isNotConnected(failure(code))).toBe(true);
     expect(isNotConnected(new TypeError('fetch failed', { cause: failure(code) }))).toBe(true);
@@ -99,14 +101,14 @@ describe('isNotConnected', () => {
   });
 
   it.each(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT'])('not %s', (code) => {
-    expect(isNotConnected(Object.assign(new Error(code), { code }))).toBe(false);
+    expect(sentOf(Object.assign(new Error(code), { code }))).toBe('maybe');
   });
 
   it('not an error without a code, nor a non-string code, nor nothing', () => {
-    expect(isNotConnected(new Error('x'))).toBe(false);
-    expect(isNotConnected({ code: 111 })).toBe(false);
-    expect(isNotConnected(undefined)).toBe(false);
-    expect(isNotConnected(null)).toBe(false);
+    expect(sentOf(new Error('x'))).toBe('maybe');
+    expect(sentOf({ code: 111 })).toBe('maybe');
+    expect(sentOf(undefined)).toBe('maybe');
+    expect(sentOf(null)).toBe('maybe');
   });
 
   it('looks at most five levels down the cause chain (a cycle cannot loop)', () => {
@@ -116,17 +118,6 @@ describe('isNotConnected', () => {
     expect(isNotConnected(new Error('level 5', { cause: deep }))).toBe(false);
     const cycle: { code?: string; cause?: unknown } = {};
     cycle.cause = cycle;
-    expect(isNotConnected(cycle)).toBe(false);
-  });
-});
-
-describe('shouldRetry on network failures', () => {
-  it('a POST only when the connection was never opened; GET and PATCH always', () => {
-    expect(shouldRetry('POST', { kind: 'network', notConnected: true })).toBe(true);
-    expect(shouldRetry('POST', { kind: 'network', notConnected: false })).toBe(false);
-    for (const method of ['GET', 'PATCH']) {
-      expect(shouldRetry(method, { kind: 'network', notConnected: false })).toBe(true);
-      expect(shouldRetry(method, { kind: 'network', notConnected: true })).toBe(true);
-    }
+    expect(sentOf(cycle)).toBe('maybe');
   });
 });

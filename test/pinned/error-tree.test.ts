@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ClaimsConnectionError,
   ClaimsError,
-  describeCall,
+  ClaimsTimeoutError,
   errorFromResponse,
   isClaimsError,
   NotFoundError,
@@ -15,26 +15,43 @@ import {
   restate,
   WebhookVerificationError,
 } from '../../src/errors.js';
-import { callOutcome, OUTCOME } from '../../src/outcome.js';
+import { OUTCOME, outcomeOf } from '../../src/outcome.js';
 
 const call = { method: 'POST', url: 'https://claims.example.com/api/incidents', attempts: 2 };
 const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   errorFromResponse({ status, body, headers, method: 'GET', url: 'https://claims.example.com/x' });
 
-describe('describeCall', () => {
-  it('names the call once, even when described twice', () => {
-    const error = new ClaimsConnectionError('socket hang up', { outcome: 'not_sent' });
-    describeCall(error, call);
-    describeCall(error, { ...call, method: 'GET', attempts: 3 });
+describe('a connection error built with its call', () => {
+  it('keeps the message as given and carries method, url and attempts', () => {
+    const error = new ClaimsConnectionError(`POST ${call.url}: socket hang up`, {
+      outcome: 'not_sent',
+      ...call,
+    });
     expect(error.message).toBe(`POST ${call.url}: socket hang up`);
-    expect(error.method).toBe('POST');
-    expect(error.attempts).toBe(3);
+    expect(error).toMatchObject({ method: 'POST', url: call.url, attempts: 2 });
+    expect(JSON.parse(JSON.stringify(error))).toEqual({
+      name: 'ClaimsConnectionError',
+      message: `POST ${call.url}: socket hang up`,
+      outcome: 'not_sent',
+      method: 'POST',
+      url: call.url,
+      attempts: 2,
+    });
   });
 
-  it('leaves an error that is not the SDK’s alone', () => {
-    const error = new Error('boom');
-    describeCall(error, call);
-    expect(Object.hasOwn(error, 'attempts')).toBe(false);
+  it('without a call: the fields are undefined', () => {
+    const error = new ClaimsTimeoutError('slow');
+    expect(error.method).toBeUndefined();
+    expect(error.url).toBeUndefined();
+    expect(error.attempts).toBeUndefined();
+  });
+
+  it('its stack starts with its class and its one final message, said once', () => {
+    const error = new ClaimsTimeoutError('GET https://x/y: Request timed out: no progress for 5 ms');
+    const note = '(the request may have been processed)';
+    expect(error.stack?.split('\n')[0]).toBe(`ClaimsTimeoutError: ${error.message}`);
+    expect(error.message.endsWith(note)).toBe(true);
+    expect(error.stack?.split(note)).toHaveLength(2);
   });
 });
 
@@ -85,16 +102,15 @@ describe('isClaimsError', () => {
 });
 
 describe('the outcome', () => {
-  it('reads not_sent when the recorded outcome was removed', () => {
+  it('is fixed when the error is built: it can be neither changed nor removed', () => {
     const error = new ClaimsError('x', { outcome: 'unknown' });
-    delete (error as unknown as Record<symbol, unknown>)[OUTCOME];
-    expect(error.outcome).toBe('not_sent');
-  });
-
-  it('of a call whose last attempt was processed stays processed after an earlier unknown one', () => {
-    expect(callOutcome('processed', true)).toBe('processed');
-    expect(callOutcome('rejected', true)).toBe('unknown');
-    expect(callOutcome('rejected', false)).toBe('rejected');
+    const fields = error as unknown as Record<symbol, unknown>;
+    expect(() => {
+      fields[OUTCOME] = 'not_sent';
+    }).toThrow(TypeError);
+    expect(() => delete fields[OUTCOME]).toThrow(TypeError);
+    expect(error.outcome).toBe('unknown');
+    expect(outcomeOf(error)).toBe('unknown');
   });
 });
 

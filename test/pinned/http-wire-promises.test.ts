@@ -13,7 +13,6 @@ import { Agent as HttpAgent } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, createServer as createNetServer, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClaimsConnectionError, ClaimsTimeoutError } from '../../src/index.js';
 import { type HttpClient, OwnHttpAgent, ownHttpAgent } from '../../src/wire/http-agent.js';
 import { httpWire } from '../../src/wire/http-wire.js';
 import { CountingSignal, closeLocals, local, ok, rejection, request } from '../helpers/wire-kit.js';
@@ -54,13 +53,13 @@ describe('the node:http wire', () => {
     await (await pending).text(1_000);
   });
 
-  it('a request node:http refuses to build (a line break in a header): rejected as ClaimsConnectionError with its code', async () => {
+  it('a request node:http refuses to build (a line break in a header): rejected as a connection failure with its code', async () => {
     const server = await local(ok);
     const signal = new CountingSignal();
     const { error } = await rejection(
       httpWire(ownHttpAgent(undefined))(request(server.origin, signal, { headers: { 'x-note': 'a\nb' } })),
     );
-    expect(error).toBeInstanceOf(ClaimsConnectionError);
+    expect(error).toMatchObject({ name: 'ClaimsConnectionError', kind: 'connection' });
     expect((error.cause as { code?: string }).code).toBe('ERR_INVALID_CHAR');
     expect(error.message).toMatch(
       /^Connection failed: Invalid character in header content \["x-note"\] \(ERR_INVALID_CHAR\)/,
@@ -77,8 +76,7 @@ describe('the node:http wire', () => {
     const reason = new Error('caller gave up');
     signal.abort(reason);
     const { error, ms } = await rejection(pending);
-    expect(error.name).toBe('AbortError');
-    expect(error).not.toBeInstanceOf(ClaimsConnectionError);
+    expect(error).toMatchObject({ name: 'AbortError', kind: 'stopped' });
     expect(error.cause).toBe(reason);
     expect(ms).toBeLessThan(1_000);
     expect(signal.listeners).toBe(0);
@@ -107,10 +105,8 @@ describe('the node:http wire', () => {
 
   /** What a `timeoutMs` stall ends with, on every phase: the wire's own message and cause. */
   function expectNoProgress(error: Error, ms: number): void {
-    expect(error).toBeInstanceOf(ClaimsTimeoutError);
-    expect(error.message).toBe(
-      'Request timed out: no progress for 300 ms (the request may have been processed)',
-    );
+    expect(error).toMatchObject({ name: 'ClaimsTimeoutError', sent: 'maybe' });
+    expect(error.message).toBe('Request timed out: no progress for 300 ms');
     expect((error.cause as Error).message).toBe('no progress for 300 ms');
     expect((error.cause as { code?: string }).code).toBeUndefined();
     expect(ms).toBeGreaterThanOrEqual(280);
@@ -211,8 +207,9 @@ describe('the node:http wire', () => {
     }
     const agents = new OwnHttpAgent((_client: HttpClient) => new FailingAgent({ keepAlive: true }));
     const { error } = await rejection(httpWire(agents)(request('http://127.0.0.1:9', new CountingSignal())));
-    expect(error).toBeInstanceOf(ClaimsConnectionError);
-    expect(error.message).toBe('Connection failed: plain failure (the request may have been processed)');
+    expect(error).toMatchObject({ name: 'ClaimsConnectionError', kind: 'connection' });
+    expect(error.message).toBe('Connection failed: plain failure');
+    expect(error).toMatchObject({ sent: 'maybe' });
   });
 
   it('a TLS handshake that never ends: the connect timeout, its cause says so with undici’s code', async () => {
@@ -227,7 +224,7 @@ describe('the node:http wire', () => {
       const { error, ms } = await rejection(
         httpWire(ownHttpAgent(undefined))(request(`https://127.0.0.1:${port}`, new CountingSignal())),
       );
-      expect(error).toBeInstanceOf(ClaimsTimeoutError);
+      expect(error).toMatchObject({ name: 'ClaimsTimeoutError', kind: 'timeout', sent: 'not_connected' });
       expect(error.message).toMatch(
         /^Connection timed out: the connect timeout passed \(10000 ms, UND_ERR_CONNECT_TIMEOUT\)/,
       );

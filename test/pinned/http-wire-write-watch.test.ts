@@ -2,15 +2,14 @@
  * `HttpWriteWatch`, the node:http wire's proof that no byte of a request left on a kept-alive
  * socket: it claims so only for a write error that errored a healthy socket, and claims nothing
  * before it has looked (a tick after `'socket'`). Then the wire itself: a POST the server read
- * on a kept-alive connection and answered with an RST may have been acted on, so it fails
- * `'unknown'`, not marked for sending again.
+ * on a kept-alive connection and answered with an RST may have been acted on, so its failure
+ * says it may have left (`sent: 'maybe'`), not a dead connection to send again on.
  */
 import { type ClientRequest, createServer, Agent as HttpAgent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ClaimsConnectionError, outcomeOf } from '../../src/index.js';
-import { isDeadConnection } from '../../src/wire/dead-connection.js';
+import { WireFailure } from '../../src/wire/failure.js';
 import { OwnHttpAgent, ownHttpAgent } from '../../src/wire/http-agent.js';
 import { httpWire } from '../../src/wire/http-wire.js';
 import { HttpWriteWatch } from '../../src/wire/http-write-watch.js';
@@ -63,7 +62,7 @@ describe('HttpWriteWatch', () => {
 });
 
 describe('the node:http wire, a kept-alive connection reset after the server read the POST', () => {
-  it("fails 'unknown', not marked for sending again, and the server saw it once", async () => {
+  it('fails as maybe sent, not a dead connection to send again on, and the server saw it once', async () => {
     let posts = 0;
     const server = createServer((req, res) => {
       req.resume();
@@ -95,9 +94,8 @@ describe('the node:http wire, a kept-alive connection reset after the server rea
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).toBeInstanceOf(ClaimsConnectionError);
-      expect(outcomeOf(error)).toBe('unknown');
-      expect(isDeadConnection(error)).toBe(false);
+      expect(error).toBeInstanceOf(WireFailure);
+      expect(error).toMatchObject({ kind: 'connection', sent: 'maybe' });
       expect(posts).toBe(2);
     } finally {
       server.closeAllConnections();
@@ -117,7 +115,7 @@ function refuseWrites(socket: Socket): void {
 }
 
 describe('the node:http wire, a kept-alive connection reset after its look, before its write', () => {
-  it("fails 'not_sent', marked dead, and its pool is dropped: the next call opens a fresh connection; another refused write keeps the pool", async () => {
+  it('fails as a dead connection, and its pool is dropped: the next call opens a fresh connection; another refused write is unwritten and keeps the pool', async () => {
     const serverSockets = new Map<number, Socket>();
     let connections = 0;
     const server = createServer((req, res) => {
@@ -168,9 +166,8 @@ describe('the node:http wire, a kept-alive connection reset after its look, befo
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).toBeInstanceOf(ClaimsConnectionError);
-      expect(outcomeOf(error)).toBe('not_sent');
-      expect(isDeadConnection(error)).toBe(true);
+      expect(error).toBeInstanceOf(WireFailure);
+      expect(error).toMatchObject({ kind: 'connection', sent: 'dead_connection' });
       // The other kept-alive connection, as old, is not used: a new one is opened.
       await (await wire(post(4))).text(1_000);
       expect(connections).toBe(3);
@@ -182,8 +179,7 @@ describe('the node:http wire, a kept-alive connection reset after its look, befo
         () => undefined,
         (e: unknown) => e,
       );
-      expect(outcomeOf(refused)).toBe('not_sent');
-      expect(isDeadConnection(refused)).toBe(false);
+      expect(refused).toMatchObject({ kind: 'connection', sent: 'not_written' });
       await (await wire(post(8))).text(1_000);
       expect(connections).toBe(4);
     } finally {

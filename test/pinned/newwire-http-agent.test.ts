@@ -6,7 +6,6 @@
  */
 import type { Agent } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { ClaimsError } from '../../src/index.js';
 import { type HttpClient, OwnHttpAgent, ownHttpAgent } from '../../src/wire/http-agent.js';
 
 interface FakeAgent {
@@ -34,7 +33,7 @@ function setUp() {
     made.push(agent);
     return agent as unknown as Agent;
   });
-  const take = (now: number) => (agents.take(now, client) as unknown as FakeAgent).id;
+  const take = (now: number) => (agents.take(client, now) as unknown as FakeAgent).id;
   return { agents, made, take };
 }
 
@@ -114,12 +113,12 @@ describe('the node:http wire’s agents', () => {
     expect(take(1)).toBe(2);
   });
 
-  it('after close(): every take is refused with a ClaimsError, and the agent is ended', () => {
+  it('after close(): every take is refused (nothing sent), and the agent is ended', async () => {
     const { agents, made, take } = setUp();
     take(0);
-    agents.close();
+    await agents.close();
     expect(made[0]?.keepAlive).toBe(false);
-    expect(() => take(1)).toThrow(ClaimsError);
+    expect(() => take(1)).toThrow(expect.objectContaining({ kind: 'refused' }));
     expect(() => take(1)).toThrow('The client is closed (client.close() was called): nothing was sent');
     expect(made).toHaveLength(1);
   });
@@ -140,9 +139,9 @@ describe('the node:http wire’s agents', () => {
       freeSockets = {};
     }
     const agents = ownHttpAgent(tls);
-    agents.take(0, { Agent: Recording, secure: true } as unknown as HttpClient);
+    agents.take({ Agent: Recording, secure: true } as unknown as HttpClient, 0);
     const plain = ownHttpAgent(tls);
-    plain.take(0, { Agent: Recording, secure: false } as unknown as HttpClient);
+    plain.take({ Agent: Recording, secure: false } as unknown as HttpClient, 0);
     expect(seen).toEqual([{ keepAlive: true, ca: 'CA PEM' }, { keepAlive: true }]);
   });
 });

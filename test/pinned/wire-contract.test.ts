@@ -1,14 +1,15 @@
 /**
  * The contract of a wire (src/wire/types.ts), held by both: an attempt whose signal aborts
- * rejects with the platform's `AbortError` carrying the signal's reason as `cause` (aborted
- * before it began: nothing is sent), and an attempt leaves no listener on its signal behind.
+ * rejects as stopped, carrying the signal's reason as `cause` (aborted before it began: nothing
+ * is sent), and an attempt leaves no listener on its signal behind. (The transport then gives
+ * the caller the platform's `AbortError`, with the call's outcome: call-errors.ts.)
  * The wires are driven directly here, as the transport drives them.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaimsConnectionError, outcomeOf } from '../../src/index.js';
+import { WireFailure } from '../../src/wire/failure.js';
 import { fetchWire } from '../../src/wire/fetch-wire.js';
 import type { Wire, WireRequest, WireSignal } from '../../src/wire/types.js';
 import { undiciWire } from '../../src/wire/undici-wire.js';
@@ -76,23 +77,24 @@ function request(path: string, signal: WireSignal): WireRequest {
 }
 
 describe.each(WIRES)('%s', (_name, make) => {
-  it('a signal aborted before the attempt: AbortError with the reason as cause, outcome not_sent, nothing sent', async () => {
+  it('a signal aborted before the attempt: stopped with the reason as cause, nothing sent', async () => {
     const signal = new TestSignal();
     const reason = new Error('the caller gave up');
     signal.abort(reason);
     const path = `/never-${_name.replace(' ', '-')}`;
     const error = await make()(request(path, signal)).catch((e: unknown) => e);
-    expect((error as Error).name).toBe('AbortError');
-    expect((error as Error).message).toBe('The operation was aborted');
-    expect(error).toBeInstanceOf(DOMException);
-    expect(error).not.toBeInstanceOf(ClaimsConnectionError);
+    expect(error).toBeInstanceOf(WireFailure);
+    expect(error).toMatchObject({
+      kind: 'stopped',
+      name: 'AbortError',
+      message: 'The operation was aborted',
+    });
     expect((error as Error).cause).toBe(reason);
-    expect(outcomeOf(error)).toBe('not_sent');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(hits).not.toContain(path);
   });
 
-  it('a signal aborted while waiting for the answer: AbortError with the reason as cause', async () => {
+  it('a signal aborted while waiting for the answer: stopped with the reason as cause', async () => {
     const signal = new TestSignal();
     const reason = new Error('stop now');
     const attempt = make()(request('/slow', signal)).catch((e: unknown) => e);
@@ -103,7 +105,7 @@ describe.each(WIRES)('%s', (_name, make) => {
     expect((error as Error).cause).toBe(reason);
   });
 
-  it('an abort without a reason: an AbortError without a cause (nothing empty to show in logs)', async () => {
+  it('an abort without a reason: stopped without a cause (nothing empty to show in logs)', async () => {
     const signal = new TestSignal();
     const attempt = make()(request('/slow', signal)).catch((e: unknown) => e);
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -12,8 +12,10 @@ import type { TLSSocket } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import * as undici from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClaimsClient, ClaimsError, outcomeOf } from '../../src/index.js';
-import { IDLE_LIMIT_MS, OwnDispatcher, ownDispatcher } from '../../src/wire/dispatcher.js';
+import { ClaimsClient } from '../../src/index.js';
+import { OwnDispatcher, ownDispatcher } from '../../src/wire/dispatcher.js';
+import { WireFailure } from '../../src/wire/failure.js';
+import { IDLE_LIMIT_MS } from '../../src/wire/idle-pool.js';
 import { incident } from '../helpers/fixtures.js';
 
 /** An OwnDispatcher whose dispatchers are numbered stand-ins that note when they are closed. */
@@ -96,7 +98,7 @@ describe('OwnDispatcher: a fresh connection after an idle gap', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
   });
 
-  it('close() closes the dispatcher in use; a later take() throws a not_sent ClaimsError', async () => {
+  it('close() closes the dispatcher in use; a later take() is refused, nothing sent', async () => {
     const { own, made } = numbered();
     own.take(undici, 0);
     await own.close();
@@ -107,18 +109,18 @@ describe('OwnDispatcher: a fresh connection after an idle gap', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(ClaimsError);
+    expect(error).toBeInstanceOf(WireFailure);
     expect((error as Error).message).toBe(
       'The client is closed (client.close() was called): nothing was sent',
     );
-    expect(outcomeOf(error)).toBe('not_sent');
+    expect(error).toMatchObject({ kind: 'refused', name: 'ClaimsError' });
     expect(made).toHaveLength(1);
   });
 
   it('close() before any request makes nothing, and take() is refused', async () => {
     const { own, made } = numbered();
     await own.close();
-    expect(() => own.take(undici, 0)).toThrow(ClaimsError);
+    expect(() => own.take(undici, 0)).toThrow(WireFailure);
     expect(made).toEqual([]);
   });
 });

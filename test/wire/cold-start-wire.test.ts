@@ -91,3 +91,48 @@ describe('the cold-start wire', () => {
     expect(loads()).toBe(0);
   });
 });
+
+describe('the cold-start wire schedules the load once', () => {
+  /** How many turns of the event loop the wire asked for while `run` ran (stand-in wires ask for none). */
+  async function turnsAsked(run: () => Promise<void>): Promise<number> {
+    const spy = vi.spyOn(globalThis, 'setImmediate');
+    try {
+      await run();
+      return spy.mock.calls.length;
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it('however many busy calls come before the turn: one turn asked, one load', async () => {
+    const { cold, loads } = setUp();
+    const pending: Promise<WireResponse>[] = [];
+    const asked = await turnsAsked(async () => {
+      for (let i = 0; i < 200; i++) pending.push(cold.wire(request()));
+    });
+    expect(asked).toBe(1);
+    await Promise.all(pending);
+    await turn();
+    expect(loads()).toBe(1);
+  });
+
+  it('a load already under way (an upload started it): busy calls ask for no turn', async () => {
+    const { cold, loads } = setUp(() => new Promise(() => undefined));
+    void cold.wire(request(new PassThrough()));
+    const asked = await turnsAsked(async () => {
+      for (let i = 0; i < 100; i++) await cold.wire(request());
+    });
+    expect(asked).toBe(0);
+    expect(loads()).toBe(1);
+  });
+
+  it('closed: busy calls ask for no turn', async () => {
+    const { cold, loads } = setUp();
+    await cold.close();
+    const asked = await turnsAsked(async () => {
+      for (let i = 0; i < 100; i++) await cold.wire(request());
+    });
+    expect(asked).toBe(0);
+    expect(loads()).toBe(0);
+  });
+});

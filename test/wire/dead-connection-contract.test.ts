@@ -1,6 +1,6 @@
 /**
- * The contract between any wire and the transport (src/wire/dead-connection.ts): an error a
- * wire marked with `markDeadConnection` is sent once more at once, with `freshConnection`, a
+ * The contract between any wire and the transport (src/wire/failure.ts): a failure a wire says
+ * was `sent: 'dead_connection'` is sent once more at once, with `freshConnection`, a
  * POST included, without counting a retry; once per call only; never for a one-shot upload.
  * Tested with a scripted wire, so a third wire can rely on it whatever its connections are.
  */
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ClaimsConnectionError } from '../../src/errors.js';
 import { outcomeOf } from '../../src/outcome.js';
 import { type RequestSpec, Transport } from '../../src/transport.js';
-import { markDeadConnection } from '../../src/wire/dead-connection.js';
+import { WireFailure } from '../../src/wire/failure.js';
 import type { Wire, WireRequest, WireResponse } from '../../src/wire/types.js';
 import { incident } from '../helpers/fixtures.js';
 
@@ -22,11 +22,9 @@ function scriptedWire(script: Step[]): { wire: Wire; asked: WireRequest[] } {
     asked.push(req);
     const step = script[asked.length - 1];
     if (step === 'dead') {
-      throw markDeadConnection(
-        new ClaimsConnectionError('Connection failed before any byte was written', { outcome: 'not_sent' }),
-      );
+      throw new WireFailure('connection', 'Connection failed before any byte was written', 'dead_connection');
     }
-    if (step === 'reset') throw new ClaimsConnectionError('Connection failed: read ECONNRESET');
+    if (step === 'reset') throw new WireFailure('connection', 'Connection failed: read ECONNRESET', 'maybe');
     return answer(201, { incidentId: 'INC-1' });
   };
   return { wire, asked };
@@ -35,6 +33,7 @@ function scriptedWire(script: Step[]): { wire: Wire; asked: WireRequest[] } {
 function answer(status: number, body: unknown): WireResponse {
   return {
     status,
+    rawHeaders: { 'content-type': 'application/json' },
     headers: () => ({ 'content-type': 'application/json' }),
     text: async () => ({ text: JSON.stringify(body), truncated: false }),
   };
