@@ -182,7 +182,7 @@ describe('sandbox.calls', () => {
 });
 
 describe('bodies as shown', () => {
-  const secrets = new SandboxSecrets('the-token-123', () => []);
+  const secrets = new SandboxSecrets('the-sandbox-token-12345', () => []);
 
   it('lists multipart parts, does not print binary, cuts long text without leaking a token at the cut', () => {
     const multipart =
@@ -199,7 +199,7 @@ describe('bodies as shown', () => {
     expect(secrets.body(undefined)).toEqual({ bytes: 0 });
     expect(secrets.body('')).toEqual({ bytes: 0 });
 
-    const long = `${'x'.repeat(MAX_VIEW_CHARS - 5)}the-token-123${'y'.repeat(100)}`;
+    const long = `${'x'.repeat(MAX_VIEW_CHARS - 5)}the-sandbox-token-12345${'y'.repeat(100)}`;
     const view = secrets.body(Buffer.from(long), 'text/plain');
     expect(view.truncated).toBe(true);
     expect(view.text).toHaveLength(MAX_VIEW_CHARS);
@@ -218,6 +218,6 @@ describe('bodies as shown', () => {
     expect(secrets.url('https://user:pw@files.example/x?token=abc&sig=1&page=2')).toBe(
       'https://user:REDACTED@files.example/x?token=REDACTED&sig=REDACTED&page=2',
     );
-    expect(secrets.url('not a url the-token-123')).toBe('not a url [REDACTED]');
+    expect(secrets.url('not a url the-sandbox-token-12345')).toBe('not a url [REDACTED]');
   });
 });
