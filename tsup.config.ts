@@ -22,6 +22,8 @@ export default defineConfig([
       'testing/index': 'src/testing/index.ts',
       'batch/index': 'src/batch/index.ts',
       'auth/index': 'src/auth/index.ts',
+      // No node: import and no framework: test/webhooks/entry.test.ts checks both.
+      'webhooks/index': 'src/webhooks/index.ts',
     },
     format: ['esm', 'cjs'],
     // `@internal` members (the sub-clients' transport and constructors) stay out of the types.

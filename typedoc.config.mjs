@@ -17,7 +17,11 @@ export default {
   // A warning (a broken link, an export whose type is not documented) fails the build.
   treatWarningsAsErrors: true,
   githubPages: false,
+  // Source links point at the repository in package.json, so the site builds the same in a
+  // checkout without a git remote (a fresh clone has one, a worktree may not).
+  sourceLinkTemplate:
+    'https://github.com/claims-notification/claims-notification-sdk/blob/{gitRevision}/{path}#L{line}',
   hideGenerator: true,
   sort: ['source-order'],
-  highlightLanguages: ['typescript', 'javascript', 'json', 'sh', 'bash', 'text', 'sql', 'jsonc'],
+  highlightLanguages: ['typescript', 'javascript', 'json', 'sh', 'bash', 'text', 'sql', 'jsonc', 'yaml'],
 };

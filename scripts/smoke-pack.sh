@@ -4,7 +4,8 @@
 # `import` and CommonJS `require` of both entries (the client against a local server,
 # `createSandbox()`, and `claimsHandlers()` with msw, once msw is installed), and TypeScript
 # type checks with moduleResolution `nodenext`, `node16` (ESM and CJS files), `bundler` and
-# `node10`, the `./testing` types checked before msw is installed (they must not need it).
+# `node10`, the `./testing` types checked before msw is installed (they must not need it), and
+# `claims forms pull` from the install, its generated module compiled against the installed types.
 # With `@opentelemetry/api` installed beside it, a call makes its span and sends `traceparent`.
 # Run after `npm run build` (builds if needed).
 #
@@ -332,6 +333,46 @@ require('./testing-scenario.cjs')(sdk, testing, 'CommonJS require', process.argv
   .catch((e) => { console.error(e); process.exit(1); });
 JS
 
+# The ./webhooks entry: a node:http receiver and a Web Request receiver, deduplicating, from
+# ESM and CJS; no framework is installed here, so its import must need none.
+cat >"$APP/webhooks-scenario.cjs" <<'JS'
+module.exports = async function webhooksScenario(hooks, how) {
+  const http = require('node:http');
+  const seen = [];
+  const options = {
+    headerName: 'X-Hook-Secret', headerValue: ['old-value', 'new-value'], onError: () => {},
+    deduplicate: { key: (p) => p.deliveryId, store: new hooks.MemoryDeliveryStore({ maxEntries: 10 }) },
+  };
+  const server = http.createServer(hooks.createNodeMiddleware(options, (p) => { seen.push(p.deliveryId); }));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const post = (secret, body) => new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: server.address().port, method: 'POST',
+      headers: { 'x-hook-secret': secret, 'content-type': 'application/json' } }, (res) => { res.resume(); resolve(res.statusCode); });
+    req.on('error', reject);
+    req.end(body);
+  });
+  try {
+    const statuses = [await post('new-value', '{"deliveryId":"d1"}'), await post('new-value', '{"deliveryId":"d1"}'),
+      await post('wrong', '{"deliveryId":"d2"}'), await post('old-value', 'not json')];
+    if (statuses.join() !== '200,200,401,400' || seen.join() !== 'd1') throw new Error(`${how}: node receiver ${statuses} ${seen}`);
+  } finally {
+    server.close();
+  }
+  const handle = hooks.createWebMiddleware({ headerName: 'X-Hook-Secret', headerValue: 'new-value' }, () => {});
+  const res = await handle(new Request('http://x/hooks', { method: 'POST', headers: { 'x-hook-secret': 'new-value' }, body: '{}' }));
+  if (res.status !== 200) throw new Error(`${how}: web receiver answered ${res.status}`);
+  if (!/^[A-Za-z0-9_-]{43}$/.test(hooks.generateHeaderValue())) throw new Error(`${how}: generateHeaderValue`);
+  if (typeof hooks.fastifyWebhooks !== 'function' || typeof hooks.createLambdaHandler !== 'function') throw new Error(`${how}: adapters`);
+  console.log(`smoke: ${how} ./webhooks ok`);
+};
+JS
+cat >>"$APP/esm.mjs" <<'JS'
+const hooks = await import('claims-notification-sdk/webhooks');
+await require('./webhooks-scenario.cjs')(hooks, 'ESM import');
+JS
+cat >>"$APP/cjs.cjs" <<'JS'
+require('./webhooks-scenario.cjs')(require('claims-notification-sdk/webhooks'), 'CommonJS require').catch((e) => { console.error(e); process.exit(1); });
+JS
 step "running ESM and CommonJS (msw not installed)"
 (cd "$APP" && node esm.mjs && node cjs.cjs && node otel.cjs && node testing-esm.mjs && node testing-cjs.cjs)
 
@@ -398,6 +439,28 @@ export const client = new ClaimsClient({ baseUrl: 'https://x.example', accessTok
 export const started: Promise<Sandbox> = createSandbox();
 TS
 
+# The ./webhooks types: no framework's types installed, so they must need none.
+for f in types-esm.mts types-bundler.ts; do cat >>"$APP/$f" <<'TS'
+import { createNodeMiddleware, createWebMiddleware, createLambdaHandler, fastifyWebhooks, MemoryDeliveryStore, type DeliveryStore, type WebhookReceiverOptions } from 'claims-notification-sdk/webhooks';
+const hookOptions: WebhookReceiverOptions<{ deliveryId: string }> = {
+  headerName: 'X-Hook-Secret', headerValue: ['a', 'b'], deduplicate: { key: (p) => p.deliveryId, store: new MemoryDeliveryStore() },
+};
+export const nodeHook: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = createNodeMiddleware(hookOptions, async () => {});
+export const webHook: (request: Request) => Promise<Response> = createWebMiddleware(hookOptions, () => {});
+export const lambdaHook = createLambdaHandler(hookOptions, () => {});
+export const plugin = fastifyWebhooks;
+export const store: DeliveryStore = new MemoryDeliveryStore({ retentionMs: 1000 });
+TS
+done
+cat >>"$APP/types-cjs.cts" <<'TS'
+import hooks = require('claims-notification-sdk/webhooks');
+export const handle = hooks.createWebMiddleware({ headerName: 'X-Hook-Secret', headerValue: 'v' }, () => {});
+TS
+cat >>"$APP/types-node10.ts" <<'TS'
+import { createWebMiddleware } from 'claims-notification-sdk/webhooks';
+export const handle = createWebMiddleware({ headerName: 'X-Hook-Secret', headerValue: 'v' }, () => {});
+TS
+
 TSC="$ROOT/node_modules/typescript/bin/tsc"
 COMMON='"strict": true, "noEmit": true, "skipLibCheck": false, "types": ["node"], "target": "ES2022"'
 cat >"$APP/tsconfig.nodenext.json" <<JSON
@@ -420,6 +483,50 @@ for setup in ${SMOKE_TYPE_SETUPS:-nodenext node16 bundler node10}; do
   step "tsc --noEmit, moduleResolution $setup (msw not installed)"
   (cd "$APP" && node "$TSC" -p "tsconfig.$setup.json")
 done
+
+# Forms as code from the install: the claims bin pulls every form of a sandbox (started from the
+# installed ./testing entry), writes the module, and the module compiles against the installed
+# types, each kind of mistake failing (an unused @ts-expect-error would fail too); then a client
+# given the module's snapshot files a claim.
+step "claims forms pull --all --out, then tsc over the generated module"
+cat >"$APP/forms-pull.mjs" <<'JS'
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createSandbox } from 'claims-notification-sdk/testing';
+// Not spawnSync: the sandbox answers from this process, whose event loop must keep running.
+const run = promisify(execFile);
+const sandbox = await createSandbox();
+try {
+  const env = { ...process.env, CLAIMS_BASE_URL: sandbox.url, CLAIMS_TOKEN: sandbox.token };
+  await run('node_modules/.bin/claims', ['forms', 'pull', '--all', '--out', 'claims-forms.ts', '--json-schema', 'schemas'], { env });
+  const check = await run('node_modules/.bin/claims', ['forms', 'check'], { env });
+  if (!check.stdout.startsWith('claims: no change in the 10 form(s)')) throw new Error(`claims forms check: ${check.stdout}`);
+} finally {
+  await sandbox.close();
+}
+JS
+cat >"$APP/forms-use.mts" <<'TS'
+import { ClaimsClient, checkForms, type FormChange } from 'claims-notification-sdk';
+import { forms, snapshot } from './claims-forms.js';
+const motor = forms['PRG-MOTOR/MOTOR-COMP/GB'];
+export const client = new ClaimsClient({ baseUrl: 'https://x.example', accessToken: 't', formSnapshot: snapshot, formSnapshotOnly: true });
+export const fields = motor.extendedFields({ 'motor_claim:Vehicle_Registration': 'AB12CDE', 'motor_claim:Incident_Type': 'Theft' });
+export const changes: Promise<FormChange[]> = checkForms(client, snapshot);
+// @ts-expect-error: misspelt identifier
+motor.extendedFields({ 'motor_claim:Vehicle_Registration': 'AB12CDE', 'motor_claim:Incident_Type': 'Theft', 'motor_claim:Driver_Nmae': 'x' });
+// @ts-expect-error: a value outside the list
+motor.extendedFields({ 'motor_claim:Vehicle_Registration': 'AB12CDE', 'motor_claim:Incident_Type': 'theft' });
+// @ts-expect-error: a required field missing
+motor.extendedFields({ 'motor_claim:Incident_Type': 'Theft' });
+TS
+(cd "$APP" && node forms-pull.mjs)
+[ -f "$APP/claims-forms.json" ] && [ -f "$APP/schemas/PRG-MOTOR.MOTOR-COMP.GB.json" ] ||
+  { echo "smoke: claims forms pull wrote no snapshot or schema" >&2; exit 1; }
+cat >"$APP/tsconfig.forms.json" <<JSON
+{ "compilerOptions": { $COMMON, "module": "nodenext", "moduleResolution": "nodenext" },
+  "files": ["claims-forms.ts", "forms-use.mts"] }
+JSON
+(cd "$APP" && node "$TSC" -p tsconfig.forms.json)
 
 if [ -n "${SMOKE_MSW:-}" ]; then
   step "installing $SMOKE_MSW (from the registry)"

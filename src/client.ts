@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { ClaimsValidationError, describeIssues, type ValidationIssue } from './errors.js';
+import { type FormSnapshot, formSnapshotIssues, indexFormSnapshot } from './form-snapshot.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './internal/answer.js';
 import {
   headerIssues,
@@ -92,6 +93,21 @@ export interface ClaimsClientOptions {
    */
   metadataCacheTtlMs?: number;
   /**
+   * Incident forms pulled ahead of time (`claims forms pull`): the parsed `claims-forms.json`,
+   * or the generated module's `snapshot`. `incidents.create` and `metadata.requiredFields`
+   * read a form in it with no metadata look-up (offline, on a cold start); a form not in it
+   * is looked up as before, unless `formSnapshotOnly`. Copied when the client is made.
+   * See docs/forms-as-code.md.
+   */
+  formSnapshot?: FormSnapshot;
+  /**
+   * Refuse, rather than look up, a form that is not in `formSnapshot`: `incidents.create`
+   * with `extendedFields` for it rejects with `ClaimsValidationError` (code
+   * `form_not_in_snapshot`) and sends nothing. Needs `formSnapshot`.
+   * @default false
+   */
+  formSnapshotOnly?: boolean;
+  /**
    * Where to write log lines: any object with console-style `debug`/`info`/`warn`/`error`
    * methods (`console`, pino, winston). Tokens and webhook `headerValue`s are redacted.
    * @default console, used only when a level other than `off` is asked for
@@ -157,7 +173,14 @@ export class ClaimsClientBase {
       watchBody: platform.watchBody,
     });
     this.attachments = new Attachments(transport, platform.prepareUpload);
-    this.metadata = new Metadata(transport, options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS);
+    this.metadata = new Metadata(
+      transport,
+      options.metadataCacheTtlMs ?? DEFAULT_METADATA_TTL_MS,
+      options.formSnapshot && {
+        forms: indexFormSnapshot(options.formSnapshot),
+        only: options.formSnapshotOnly === true,
+      },
+    );
     this.incidents = new Incidents(transport, extendedFieldsChecker(this.metadata), this.attachments);
     this.events = new Events(transport, this.attachments);
     this.webhooks = new Webhooks(transport);
@@ -226,6 +249,11 @@ function checkOptions(options: ClaimsClientOptions, platform: Platform): string 
     issues.push({ path: 'maxResponseBytes', message: 'must be a positive whole number of bytes' });
   }
   if (options?.headers !== undefined) issues.push(...headerIssues('headers', options.headers));
+  if (options?.formSnapshot !== undefined) issues.push(...formSnapshotIssues(options.formSnapshot));
+  if (options?.formSnapshotOnly !== undefined && typeof options.formSnapshotOnly !== 'boolean')
+    issues.push({ path: 'formSnapshotOnly', message: 'must be a boolean' });
+  else if (options?.formSnapshotOnly === true && options.formSnapshot === undefined)
+    issues.push({ path: 'formSnapshotOnly', message: 'needs formSnapshot (the forms it may use)' });
   if (
     options?.userAgent !== undefined &&
     !(typeof options.userAgent === 'string' && /^[\x20-\x7e]*$/.test(options.userAgent))

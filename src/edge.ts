@@ -36,6 +36,8 @@ export {
   extendedFieldsFrom,
   requiredExtendedFields,
 } from './extended-fields.js';
+export { checkForms } from './forms/check.js';
 export { outcomeOf } from './outcome.js';
 export { ClaimsClient } from './platform/web.js';
+export { SubscriptionPlanError } from './resources/subscription-plan.js';
 export { VERSION } from './version.js';

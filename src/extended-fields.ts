@@ -142,7 +142,7 @@ function indexDescriptors(
  * `mapsTo` absent or empty means no other target is stated. The comparison ignores case:
  * a server writing `ExtendedFields` must not make every claim fail before it is sent.
  */
-function targetsExtendedFields(descriptor: IncidentFieldDescriptor): boolean {
+export function targetsExtendedFields(descriptor: IncidentFieldDescriptor): boolean {
   const target = descriptor.mapsTo;
   return target === undefined || target === '' || target.toLowerCase() === EXTENDED_FIELDS_TARGET;
 }

@@ -45,15 +45,34 @@ export {
   extendedFieldsFrom,
   requiredExtendedFields,
 } from './extended-fields.js';
+export type { FormSnapshot, FormSnapshotForm } from './form-snapshot.js';
+export type { FieldTypeAttributes, FormChange, FormChangeKind, FormChangeOf } from './forms/changes.js';
+export { checkForms } from './forms/check.js';
 export type { Logger, LogLevel } from './logger.js';
 export { type Outcome, outcomeOf } from './outcome.js';
 export { ClaimsClient } from './platform/node.js';
 export type { Attachments, UploadOptions } from './resources/attachments.js';
+export type {
+  DesiredSubscription,
+  DesiredSubscriptions,
+  DesiredWebhook,
+} from './resources/desired-subscriptions.js';
 export type { Events } from './resources/events.js';
 export type { BodyCallOptions } from './resources/extra-body.js';
 export type { IncidentCreateOptions, Incidents } from './resources/incidents.js';
 export type { Metadata } from './resources/metadata.js';
-export type { Subscriptions } from './resources/subscriptions.js';
+export type { AppliedChange, SubscriptionApplyResult } from './resources/subscription-apply.js';
+export {
+  type SubscriptionChange,
+  type SubscriptionPlan,
+  SubscriptionPlanError,
+  type SubscriptionPlanFailure,
+} from './resources/subscription-plan.js';
+export type {
+  SubscriptionApplyOptions,
+  SubscriptionPlanOptions,
+  Subscriptions,
+} from './resources/subscriptions.js';
 export type { Webhooks } from './resources/webhooks.js';
 export type {
   AttachmentRef,

@@ -257,6 +257,7 @@ describe('receiveWebhook with the handler of docs/receiving-webhooks.md: a cut o
       expect((error as WebhookVerificationError).reason).toBe('invalid_body');
       expect((error as Error).message).toMatch(/cut off/);
       expect((error as Error).cause).toBeInstanceOf(Error);
+      expect((error as WebhookVerificationError).issues).toEqual([{ path: '', message: 'body cut off' }]);
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
@@ -318,6 +319,114 @@ describe('receiveWebhook with the handler of docs/receiving-webhooks.md: a cut o
       socket.destroy();
     } finally {
       await receiver.close();
+    }
+  });
+});
+
+describe('headerValue as a list (rotation), in verifyWebhook and receiveWebhook', () => {
+  const rotating = { headerName: 'X-Hook-Secret', headerValue: ['current-value', 'next-value'] };
+
+  it('accepts any listed value, refuses the rest without echoing any', () => {
+    for (const value of rotating.headerValue) {
+      expect(verifyWebhook({ 'x-hook-secret': value }, body, rotating)).toEqual(JSON.parse(body));
+    }
+    const error = failure(() => verifyWebhook({ 'x-hook-secret': 'other' }, body, rotating));
+    expect(error.reason).toBe('invalid_header');
+    expect(error.message).not.toMatch(/current|next/);
+  });
+
+  it('an empty list, or a blank value in it, fails closed', () => {
+    for (const [headerValue, path] of [
+      [[], 'headerValue'],
+      [['ok', ''], 'headerValue[1]'],
+      [[' ', 'ok'], 'headerValue[0]'],
+      [['ok', 7], 'headerValue[1]'],
+    ] as const) {
+      let error: unknown;
+      try {
+        verifyWebhook({ 'x-hook-secret': 'ok' }, body, {
+          headerName: 'X-Hook-Secret',
+          headerValue: headerValue as never,
+        });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ClaimsValidationError);
+      expect((error as ClaimsValidationError).issues.map((i) => i.path)).toEqual([path]);
+    }
+  });
+});
+
+describe('verifyWebhook and receiveWebhook: the exact words and bounds', () => {
+  const headers = { 'x-hook-secret': options.headerValue };
+
+  it('headers that are not headers, or no request at all: ClaimsValidationError naming headers', async () => {
+    for (const bad of [null, 'x-hook-secret: v', 7]) {
+      let error: unknown;
+      try {
+        verifyWebhook(bad as never, body, options);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ClaimsValidationError);
+      expect((error as ClaimsValidationError).issues).toEqual([
+        { path: 'headers', message: "must be the request's headers (a record or Headers)" },
+      ]);
+    }
+    await expect(receiveWebhook(undefined as never, options)).rejects.toMatchObject({
+      issues: [{ path: 'headers', message: "must be the request's headers (a record or Headers)" }],
+    });
+  });
+
+  it('the missing-header message names the header', () => {
+    expect(failure(() => verifyWebhook({}, body, options)).message).toBe(
+      'Webhook header X-Hook-Secret is missing',
+    );
+  });
+
+  it('a body of exactly maxBodyBytes is read, with or without a Content-Length; one byte more is not', async () => {
+    const exact = `${body}${' '.repeat(10)}`;
+    const max = Buffer.byteLength(exact);
+    const server = createServer(async (req, res) => {
+      try {
+        await receiveWebhook(req, { ...options, maxBodyBytes: max });
+        res.writeHead(200).end();
+      } catch (error) {
+        res.writeHead(400).end(JSON.stringify((error as WebhookVerificationError).issues));
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const post = (payload: string, chunked: boolean) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            headers: { ...headers, ...(chunked ? { 'transfer-encoding': 'chunked' } : {}) },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => {
+              text += c.toString();
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      });
+    try {
+      for (const chunked of [false, true]) {
+        expect((await post(exact, chunked)).status).toBe(200);
+        const over = await post(`${exact} `, chunked);
+        expect(over.status).toBe(400);
+        expect(JSON.parse(over.text)).toEqual([{ path: '', message: `larger than ${max} bytes` }]);
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });

@@ -6,6 +6,10 @@ export const EXIT = {
   failed: 1,
   /** Bad usage or bad input (arguments, environment, a line of the batch); nothing was sent. */
   usage: 2,
+  /** `forms check`: the forms changed, but only in ways a claim built from the snapshot still passes. */
+  compatibleOnly: 3,
+  /** `forms check`: the live forms could not be read (network, 401, 5xx), so nothing was compared. */
+  couldNotCompare: 4,
   /** Stopped by a second Ctrl-C while claims were in flight. */
   interrupted: 130,
 } as const;

@@ -1,14 +1,18 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { EXIT } from './exit-codes.js';
+import { addFormsCommands } from './forms-commands.js';
 import { importCommand } from './import-command.js';
 import { journalList, journalResolve } from './journal-command.js';
 import { addOperations } from './operations.js';
 import { reportError } from './output.js';
+import { addSubscriptionsAsCode, usageExitCode } from './subscriptions-plan.js';
+import { addRotateHeader } from './webhooks-rotate.js';
 
 const HELP_FOOTER = `
 Environment: CLAIMS_BASE_URL (the API's base address) and CLAIMS_TOKEN (the bearer token).
-Exit codes: 0 done (import: every key filed); 1 something was not done; 2 bad usage or input.`;
+Exit codes: 0 done (import: every key filed); 1 something was not done; 2 bad usage or input;
+forms check: 1 breaking changes, 3 compatible changes only, 4 could not compare.`;
 
 /** Runs the `claims` command line and resolves to its exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
@@ -57,6 +61,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .action((key: string, o: Parameters<typeof journalResolve>[1]) => run(() => journalResolve(key, o)));
 
   addOperations(program, run);
+  addSubscriptionsAsCode(program, run);
+  addRotateHeader(program, run);
+  addFormsCommands(program, run);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -66,7 +73,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         error.code === 'commander.helpDisplayed' ||
         error.code === 'commander.version'
         ? EXIT.ok
-        : EXIT.usage;
+        : usageExitCode(argv, error.message);
     }
     return reportError(error);
   }

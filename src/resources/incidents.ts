@@ -2,6 +2,7 @@ import { isValidExtraBody } from '../checks/extra-body.js';
 import { INCIDENT_CREATE_KEYS, parseIncidentCreate } from '../checks/incident-create.js';
 import { parseIncidentCreated } from '../checks/incident-created.js';
 import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
+import { ClaimsValidationError, describeIssues } from '../errors.js';
 import type { HandWrittenCheck } from '../internal/answer.js';
 import { parseInput } from '../internal/parse-input.js';
 import type { IncidentCreate, IncidentCreated } from '../schemas/incidents.js';
@@ -10,7 +11,8 @@ import type { Transport } from '../transport.js';
 import { hasFileRefs, resolveAttachmentRefs } from './attachment-refs.js';
 import type { Attachments } from './attachments.js';
 import { type BodyCallOptions, withExtraBody } from './extra-body.js';
-import type { ExtendedFieldsChecker } from './metadata.js';
+import { checkableFormFields } from './incident-form.js';
+import { describeForm, type ExtendedFieldsChecker, type FormFields } from './metadata.js';
 import { Resource } from './resource.js';
 
 /** Options of `incidents.create`. */
@@ -62,11 +64,20 @@ export class Incidents extends Resource {
     sink: ResponseSink,
   ): Promise<IncidentCreated> {
     // Hand-written checks first: a valid call never loads zod; an invalid one asks zod why.
-    const incident = acceptedBody(body, options?.extraBody) ?? (await parsedByZod(body, options?.extraBody));
+    const incident = acceptedBody(body, options?.extraBody) ?? (await this.#everyProblem(body, options));
     const check = incident.extendedFields !== undefined && options?.checkExtendedFields !== false;
     // Steps before the POST share its deadline; a plain create pays nothing for it.
     const step = check || hasFileRefs(incident.attachments) ? this.transport.steps(options) : undefined;
-    if (check) await this.checkExtendedFields(incident, step?.());
+    if (check) {
+      const issues = await this.checkExtendedFields(incident, step?.());
+      if (issues.length > 0) {
+        const form = describeForm({ ...incident, countryCode: incident.policyCountry });
+        throw new ClaimsValidationError(
+          issues,
+          describeIssues(`Invalid extendedFields for the form of ${form}`, issues),
+        );
+      }
+    }
     const attachments = await resolveAttachmentRefs(
       incident.attachments,
       this.attachments,
@@ -84,6 +95,32 @@ export class Incidents extends Resource {
       step ? step() : options,
       sink,
     );
+  }
+
+  /**
+   * zod's parse of a body the hand-written check refused. When it is invalid and its form's
+   * codes and extended field values are well-formed, the extended fields are checked too (from
+   * the snapshot or the form's metadata), so one error names every problem. If that look-up
+   * fails, the body's own issues are thrown as they are: they must be fixed anyway.
+   */
+  async #everyProblem(body: unknown, options: IncidentCreateOptions | undefined): Promise<IncidentCreate> {
+    try {
+      return await parsedByZod(body, options?.extraBody);
+    } catch (error) {
+      const form = options?.checkExtendedFields === false ? undefined : checkableFormFields(body);
+      if (!(error instanceof ClaimsValidationError) || form === undefined) throw error;
+      const more = await this.#issuesOrNone(form, options);
+      if (more.length === 0) throw error;
+      throw new ClaimsValidationError([...error.issues, ...more]);
+    }
+  }
+
+  async #issuesOrNone(form: FormFields, options: IncidentCreateOptions | undefined) {
+    try {
+      return await this.checkExtendedFields(form, this.transport.steps(options)());
+    } catch {
+      return [];
+    }
   }
 }
 

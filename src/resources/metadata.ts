@@ -11,27 +11,45 @@ import {
   locateExtendedFieldProblems,
   requiredExtendedFields,
 } from '../extended-fields.js';
+import { formKey } from '../form-snapshot.js';
 import { parseInput } from '../internal/parse-input.js';
 import { quote } from '../internal/quote.js';
 import { MetadataCache } from '../metadata-cache.js';
-import type { IncidentCreate } from '../schemas/incidents.js';
+import type { ExtendedFieldValue, IncidentCreate } from '../schemas/incidents.js';
 import { schemas } from '../schemas/load.js';
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/metadata.js';
 import type { CallOptions, Transport } from '../transport.js';
 import { Resource } from './resource.js';
 
+/** What the extended-field check reads of an incident: the form's three codes and the values. */
+export type FormFields = Pick<IncidentCreate, 'programmeCode' | 'policyTypeCode' | 'policyCountry'> & {
+  extendedFields?: readonly ExtendedFieldValue[] | undefined;
+};
+
 /** Checks an incident's extended fields against its form; see {@link extendedFieldsChecker}. */
-export type ExtendedFieldsChecker = (incident: IncidentCreate, options?: CallOptions) => Promise<void>;
+export type ExtendedFieldsChecker = (
+  incident: FormFields,
+  options?: CallOptions,
+) => Promise<ValidationIssue[]>;
+
+/**
+ * Where the check finds a form before asking the server: the client's `formSnapshot`, by
+ * form key; with `only`, a form not in it is refused rather than looked up.
+ */
+export interface FormSnapshotSource {
+  forms: ReadonlyMap<string, IncidentFieldDescriptor[]>;
+  only: boolean;
+}
 
 // Set by Metadata's static block, the one place that can reach its private check. A field
 // or method on the class would be in the public types and in every editor's completion.
 let checkerOf: (metadata: Metadata) => ExtendedFieldsChecker;
 
 /**
- * The automatic check of `incidents.create`: throws `ClaimsValidationError` listing every
- * problem when the incident's extended fields break its form, using the metadata's cache. A
- * failed metadata look-up rejects with a `ClaimsError` naming the form, the look-up's error
- * as `cause`.
+ * The automatic check of `incidents.create`: resolves to every problem of the incident's
+ * extended fields as issues (`[]` when none), the form taken from the client's `formSnapshot`
+ * or else the metadata's cache. A failed metadata look-up rejects with a `ClaimsError` naming
+ * the form, the look-up's error as `cause`.
  */
 export function extendedFieldsChecker(metadata: Metadata): ExtendedFieldsChecker {
   return checkerOf(metadata);
@@ -43,15 +61,17 @@ export function extendedFieldsChecker(metadata: Metadata): ExtendedFieldsChecker
  */
 export class Metadata extends Resource {
   readonly #cache: MetadataCache;
+  readonly #snapshot: FormSnapshotSource | undefined;
 
   static {
-    checkerOf = (metadata) => (incident, options) => metadata.#assertExtendedFields(incident, options);
+    checkerOf = (metadata) => (incident, options) => metadata.#extendedFieldIssues(incident, options);
   }
 
   /** @internal */
-  constructor(transport: Transport, cacheTtlMs: number) {
+  constructor(transport: Transport, cacheTtlMs: number, snapshot?: FormSnapshotSource) {
     super(transport);
     this.#cache = new MetadataCache(cacheTtlMs, (query, options) => this.incidentFields(query, options));
+    this.#snapshot = snapshot;
   }
 
   /**
@@ -122,15 +142,17 @@ export class Metadata extends Resource {
 
   /**
    * The fields a form requires in `extendedFields` (`isRequired: true`), in the metadata's
-   * order, so a UI or a script can ask for them before creating the incident. Uses the same
-   * cache as the automatic check of `incidents.create`.
+   * order, so a UI or a script can ask for them before creating the incident. Reads the form
+   * as the automatic check of `incidents.create` does: from the client's `formSnapshot`, else
+   * from the cache.
    *
    * @example
    * const required = await client.metadata.requiredFields({ programmeCode: 'PRG-MOTOR', policyTypeCode: 'MOTOR-COMP', countryCode: 'GB' });
    * // with the sandbox's demo forms:
    * // [{ identifier: 'motor_claim:Vehicle_Registration', name: 'Vehicle registration', section: 'Vehicle', maxLength: 10, isRequired: true, ... },
    * //  { identifier: 'motor_claim:Incident_Type', name: 'Type of incident', section: 'Incident', listSource: ['Collision', 'Theft', 'Fire', 'Windscreen', 'Vandalism'], ... }]
-   * @throws ClaimsValidationError when the query is invalid; nothing was sent.
+   * @throws ClaimsValidationError when the query is invalid, or names a form not in
+   *   `formSnapshot` while `formSnapshotOnly` is set; nothing was sent.
    */
   async requiredFields(
     query: IncidentFieldsQuery,
@@ -138,7 +160,11 @@ export class Metadata extends Resource {
   ): Promise<IncidentFieldDescriptor[]> {
     const s = await schemas();
     const [valid] = parseInput<IncidentFieldsQuery>([['query', s.IncidentFieldsQuerySchema, query]]);
-    const descriptors = await this.#cache.get(valid as IncidentFieldsQuery, options);
+    const descriptors = await this.#descriptors(valid as IncidentFieldsQuery, options);
+    if (descriptors === undefined) {
+      const issue = notInSnapshot('query', valid as IncidentFieldsQuery);
+      throw new ClaimsValidationError([issue], describeIssues('Cannot read the form', [issue]));
+    }
     // Copies: the cached descriptors are shared by every caller and must not be changed by one.
     return structuredClone(requiredExtendedFields(descriptors));
   }
@@ -151,27 +177,45 @@ export class Metadata extends Resource {
     this.#cache.clear();
   }
 
-  async #assertExtendedFields(incident: IncidentCreate, options?: CallOptions): Promise<void> {
+  /** The form's descriptors: from the snapshot, else the cache; `undefined` when the snapshot must not be left. */
+  async #descriptors(
+    query: IncidentFieldsQuery,
+    options: CallOptions | undefined,
+  ): Promise<IncidentFieldDescriptor[] | undefined> {
+    const pulled = this.#snapshot?.forms.get(formKey(query));
+    if (pulled !== undefined || this.#snapshot?.only === true) return pulled;
+    return this.#cache.get(query, options);
+  }
+
+  async #extendedFieldIssues(incident: FormFields, options?: CallOptions): Promise<ValidationIssue[]> {
     const query = {
       programmeCode: incident.programmeCode,
       policyTypeCode: incident.policyTypeCode,
       countryCode: incident.policyCountry,
     };
-    const form = `programme ${quote(query.programmeCode)}, policy type ${quote(query.policyTypeCode)}, country ${quote(query.countryCode)}`;
-    let descriptors: IncidentFieldDescriptor[];
+    let descriptors: IncidentFieldDescriptor[] | undefined;
     try {
-      descriptors = await this.#cache.get(query, options);
+      descriptors = await this.#descriptors(query, options);
     } catch (error) {
-      throw lookupFailed(error, form);
+      throw lookupFailed(error, describeForm(query));
     }
-    const problems = locateExtendedFieldProblems(descriptors, incident.extendedFields ?? []);
-    if (problems.length === 0) return;
-    const issues = problems.map(toIssue);
-    throw new ClaimsValidationError(
-      issues,
-      describeIssues(`Invalid extendedFields for the form of ${form}`, issues),
-    );
+    if (descriptors === undefined) return [notInSnapshot('extendedFields', query)];
+    return locateExtendedFieldProblems(descriptors, incident.extendedFields ?? []).map(toIssue);
   }
+}
+
+/** How messages name a form: `programme "PRG-HOME", policy type "HOME-STD", country "GB"`. */
+export function describeForm(query: IncidentFieldsQuery): string {
+  return `programme ${quote(query.programmeCode)}, policy type ${quote(query.policyTypeCode)}, country ${quote(query.countryCode)}`;
+}
+
+/** The refusal of a form that `formSnapshotOnly` forbids looking up. */
+function notInSnapshot(path: string, query: IncidentFieldsQuery): ValidationIssue {
+  return {
+    path,
+    code: 'form_not_in_snapshot',
+    message: `the form of ${describeForm(query)} is not in formSnapshot, and formSnapshotOnly forbids looking it up; add it with \`claims forms pull\``,
+  };
 }
 
 /**

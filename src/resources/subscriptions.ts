@@ -10,10 +10,26 @@ import type {
   SubscriptionPatch,
 } from '../schemas/subscriptions.js';
 import type { CallOptions } from '../transport.js';
+import { checkDesired, type DesiredSubscriptions } from './desired-subscriptions.js';
 import { type BodyCallOptions, withExtraBody } from './extra-body.js';
 import { Resource } from './resource.js';
+import { type AppliedChange, applyPlan, type SubscriptionApplyResult } from './subscription-apply.js';
+import { fingerprintOf, planSubscriptions, type SubscriptionPlan } from './subscription-plan.js';
+import { Webhooks } from './webhooks.js';
 
-/** Webhook subscriptions (`client.subscriptions`): `create`, `list`, `update`. */
+/** Options of `subscriptions.plan`: the call options of its one list call, and: */
+export interface SubscriptionPlanOptions extends CallOptions {
+  /** Also disable active subscriptions without a name (by default they are left alone). @default false */
+  includeUnnamed?: boolean;
+}
+
+/** Options of `subscriptions.apply`: the call options of each of its calls, and: */
+export interface SubscriptionApplyOptions extends CallOptions {
+  /** Told of each change once it is made (e.g. to print progress). */
+  onChange?: (change: AppliedChange) => void;
+}
+
+/** Webhook subscriptions (`client.subscriptions`): `create`, `list`, `update`, and `plan` / `apply`. */
 export class Subscriptions extends Resource {
   /**
    * Subscribes a webhook to an event: POST `/webhooks/{webhookId}/subscriptions`. Fields the
@@ -134,6 +150,63 @@ export class Subscriptions extends Resource {
       },
       options,
       sink,
+    );
+  }
+
+  /**
+   * Plans what makes the webhook's subscriptions match `desired` (subscriptions as code):
+   * live subscriptions are matched by `name`; a missing one is created, one that differs is
+   * updated (only the fields that differ; filters compared as sets), and an active one whose
+   * name is not desired is disabled (the API has no delete). Subscriptions without a name are
+   * left alone unless `includeUnnamed`. Sends nothing but one list call.
+   *
+   * @example
+   * const plan = await client.subscriptions.plan(12, [
+   *   { name: 'final-reports', webhookEvent: 'New Event', filters: { fields: [{ name: 'category', operator: 'equals', value: 'Report: Final' }] } },
+   * ]);
+   * if (plan.changes.length > 0) await client.subscriptions.apply(plan);
+   * @param desired the subscriptions as they should be, or `{ webhook?, subscriptions }`.
+   * @throws ClaimsValidationError for a bad `desired` (every problem named); nothing was sent.
+   * @throws SubscriptionPlanError (`duplicate_names`) when two live subscriptions share a name.
+   */
+  async plan(
+    webhookId: NumericId,
+    desired: DesiredSubscriptions,
+    options?: SubscriptionPlanOptions,
+  ): Promise<SubscriptionPlan> {
+    const { includeUnnamed, ...call } = options ?? {};
+    const s = await schemas();
+    parseInput([['webhookId', s.NumericId, webhookId]]);
+    const checked = checkDesired(desired, {
+      subscription: s.SubscriptionCreateSchema,
+      webhook: s.WebhookPatchSchema,
+    });
+    const live = await this.list(webhookId, call);
+    const fingerprint = await fingerprintOf(live);
+    return planSubscriptions({ webhookId, desired: checked, live, fingerprint, includeUnnamed });
+  }
+
+  /**
+   * Carries out a plan from {@link Subscriptions.plan} (also one saved as JSON and read back): refuses it
+   * when the live subscriptions changed since it was made, sets the webhook's own settings
+   * when the plan has them (the API cannot read them back), then creates, updates and
+   * disables. A plan that changed anything is stale once applied: a second `apply` of it is
+   * refused; plan again (which then finds nothing to do).
+   * @throws SubscriptionPlanError (`stale_plan`) when the live subscriptions changed.
+   * @throws the failing call's error at the first failure; the changes before it are made.
+   */
+  apply(plan: SubscriptionPlan, options?: SubscriptionApplyOptions): Promise<SubscriptionApplyResult> {
+    const { onChange, ...call } = options ?? {};
+    const webhooks = new Webhooks(this.transport);
+    return applyPlan(
+      plan,
+      {
+        list: (id) => this.list(id, call),
+        create: (id, body) => this.create(id, body, call),
+        update: (id, subscriptionId, patch) => this.update(id, subscriptionId, patch, call),
+        updateWebhook: (id, patch) => webhooks.update(id, patch, call),
+      },
+      onChange,
     );
   }
 }
