@@ -58,11 +58,21 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
     'retry.ts',
     'transport.ts',
   ],
-  ['schemas/', 'checks/', 'extended-fields.ts', 'uploads/', 'metadata-cache.ts', 'webhook-receiver.ts'],
+  [
+    'schemas/',
+    'checks/',
+    'extended-fields.ts',
+    'uploads/',
+    'metadata-cache.ts',
+    'webhook-receiver.ts',
+    'form-snapshot.ts',
+    'internal/webhook-delivery.ts',
+  ],
   ['resources/'],
   ['platform/types.ts', 'client.ts'],
-  ['platform/', 'telemetry/', 'index.ts', 'edge.ts'],
-  ['auth/', 'batch/', 'testing/'],
+  // forms/: the entries export checkForms (forms/check.ts) and its change kinds.
+  ['platform/', 'telemetry/', 'index.ts', 'edge.ts', 'forms/'],
+  ['auth/', 'batch/', 'testing/', 'webhooks/'],
   ['cli/', 'bin/'],
 ];
 
