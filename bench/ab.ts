@@ -181,7 +181,10 @@ async function main(): Promise<void> {
   const server = await startServerProcess(join(WORK, 'server.mjs'), 1);
   const samples: Record<'A' | 'B', Record<string, number[]>> = { A: {}, B: {} };
   const add = (side: 'A' | 'B', values: Record<string, number>) => {
-    for (const [key, value] of Object.entries(values)) (samples[side][key] ??= []).push(value);
+    for (const [key, value] of Object.entries(values)) {
+      samples[side][key] ??= [];
+      samples[side][key].push(value);
+    }
   };
   const ratios: Record<string, number[]> = {};
   try {
@@ -209,7 +212,10 @@ async function main(): Promise<void> {
         round_[side] = values;
       }
       const { A, B } = round_;
-      const ratio = (key: string, value: number) => (ratios[key] ??= []).push(value);
+      const ratio = (key: string, value: number) => {
+        ratios[key] ??= [];
+        ratios[key].push(value);
+      };
       // Written so that >= 1 means B is no worse than A.
       ratio('first call (A/B time)', (A.firstMs as number) / (B.firstMs as number));
       ratio('throughput c=1 (B/A)', (B.rps1 as number) / (A.rps1 as number));

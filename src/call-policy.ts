@@ -76,7 +76,7 @@ export interface CallState {
 export interface CallLimits {
   /** How many retries a call may make. */
   maxRetries: number;
-  /** The longest `Retry-After` honoured, in ms. */
+  /** The longest wait taken, in ms: in effect the longest `Retry-After` honoured (a backoff stops at 8 s). */
   maxRetryAfterMs: number;
   /** When the server asks to wait longer: fail at once, or wait `maxRetryAfterMs`. */
   longerWait: 'fail' | 'wait_max';
@@ -107,29 +107,31 @@ const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503
 
 /** The next step after an attempt. */
 export function nextStep(attempt: Attempt, state: CallState, limits: CallLimits): Step {
-  switch (attempt.kind) {
-    case 'stopped':
-    case 'refused':
-    case 'unusable':
-      return fail(attempt, state);
-  }
   if (!state.replayable) return fail(attempt, state);
-  if (attempt.kind === 'failure' && attempt.sent === 'dead_connection' && !state.freshResendUsed) {
-    return { next: 'resend_fresh', state: { ...state, freshResendUsed: true } };
-  }
-  if (attempt.kind === 'answer' && attempt.status === 401 && state.tokenProvider && !state.newTokenUsed) {
-    return { next: 'resend_new_token', state: { ...state, newTokenUsed: true } };
-  }
-  if (state.retries >= limits.maxRetries || !isRetryable(state.method, attempt)) return fail(attempt, state);
-  let delayMs = backoffDelay(state.retries, limits.random);
-  if (attempt.kind === 'answer' && attempt.retryAfterMs !== undefined) {
-    delayMs = attempt.retryAfterMs;
-    if (delayMs > limits.maxRetryAfterMs) {
-      if (limits.longerWait === 'fail') {
-        return { next: 'fail', outcome: failedOutcome(attempt, state), refusedWaitMs: delayMs };
+  // The resends at once, and the wait the server asked for.
+  let asked: number | undefined;
+  switch (attempt.kind) {
+    case 'failure':
+      if (attempt.sent === 'dead_connection' && !state.freshResendUsed) {
+        return { next: 'resend_fresh', state: { ...state, freshResendUsed: true } };
       }
-      delayMs = limits.maxRetryAfterMs;
+      break;
+    case 'answer':
+      if (attempt.status === 401 && state.tokenProvider && !state.newTokenUsed) {
+        return { next: 'resend_new_token', state: { ...state, newTokenUsed: true } };
+      }
+      asked = attempt.retryAfterMs;
+      break;
+  }
+  // A stop, a refusal or an unusable answer is never retryable.
+  if (state.retries >= limits.maxRetries || !isRetryable(state.method, attempt)) return fail(attempt, state);
+  let delayMs = asked ?? backoffDelay(state.retries, limits.random);
+  if (delayMs > limits.maxRetryAfterMs) {
+    // Only a wait the server asked for can be this long: our own backoff stops at 8 s.
+    if (limits.longerWait === 'fail') {
+      return { next: 'fail', outcome: failedOutcome(attempt, state), refusedWaitMs: delayMs };
     }
+    delayMs = limits.maxRetryAfterMs;
   }
   return {
     next: 'retry',
@@ -209,12 +211,13 @@ export function backoffDelay(retryIndex: number, random: () => number = Math.ran
  */
 export function parseRetryAfter(headers: Record<string, string>, now = Date.now()): number | undefined {
   const ms = headers['retry-after-ms'];
+  // Number('') and Number(' ') are 0: a blank header is no answer, not a wait of 0.
   if (ms !== undefined && ms.trim() !== '') {
     const value = Number(ms);
     if (Number.isFinite(value) && value >= 0) return value;
   }
-  const header = headers['retry-after'];
-  if (header === undefined) return undefined;
+  // Stryker disable next-line StringLiteral: any text that is no number and no date reads as absent too
+  const header = headers['retry-after'] ?? '';
   if (/^\s*\d+(\.\d+)?\s*$/.test(header)) return Number(header) * 1000;
   // Only an HTTP date (it names a weekday and month) is read as one: Date.parse('-1') is a date too.
   if (!/[a-z]/i.test(header)) return undefined;
@@ -239,5 +242,6 @@ export function recordAttempt<E extends object>(error: E, attempt: Attempt): E {
  * read as an attempt the SDK refused: never repeated.
  */
 export function attemptOfError(error: unknown): Attempt {
-  return (typeof error === 'object' && error !== null && lastAttempts.get(error)) || { kind: 'refused' };
+  // A WeakMap answers undefined for anything that is not an object it holds.
+  return lastAttempts.get(error as object) ?? { kind: 'refused' };
 }

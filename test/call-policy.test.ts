@@ -7,6 +7,7 @@ import {
   type CallLimits,
   type CallState,
   callOutcome,
+  isRetryable,
   nextStep,
   parseRetryAfter,
   recordAttempt,
@@ -107,6 +108,12 @@ const ROWS: Row[] = [
     answer(401),
     { ...POST, tokenProvider: true },
     { next: 'resend_new_token' },
+  ],
+  [
+    '503 with a provider: a retry, the token kept (only a 401 asks for a new one)',
+    answer(503),
+    { ...GET, tokenProvider: true },
+    { next: 'retry', delayMs: 500 },
   ],
   [
     '401 with a provider, maxRetries used up: still a new token',
@@ -273,6 +280,20 @@ describe('nextStep: what follows an attempt', () => {
   });
 });
 
+describe('isRetryable', () => {
+  it('a stop, a refusal or an unusable answer never is, whatever the method', () => {
+    for (const method of ['GET', 'PATCH', 'POST']) {
+      for (const attempt of [
+        { kind: 'stopped', phase: 'not_sent' },
+        { kind: 'refused' },
+        { kind: 'unusable' },
+      ] as const) {
+        expect(isRetryable(method, attempt)).toBe(false);
+      }
+    }
+  });
+});
+
 describe('attemptOutcome and callOutcome', () => {
   it('an attempt’s outcome: what the server may have done with it', () => {
     expect(attemptOutcome(answer(404))).toBe('rejected');
@@ -323,6 +344,23 @@ describe('parseRetryAfter', () => {
   it('reads an HTTP date, and a past date as no wait', () => {
     expect(parseRetryAfter({ 'retry-after': 'Sat, 21 Nov 2026 12:00:10 GMT' }, now)).toBe(10_000);
     expect(parseRetryAfter({ 'retry-after': 'Sat, 21 Nov 2026 11:00:00 GMT' }, now)).toBe(0);
+  });
+
+  it('reads many digits, fractions of more than one digit and spaces around', () => {
+    expect(parseRetryAfter({ 'retry-after': '30' }, now)).toBe(30_000);
+    expect(parseRetryAfter({ 'retry-after': '0.25' }, now)).toBe(250);
+    expect(parseRetryAfter({ 'retry-after': ' 3 ' }, now)).toBe(3000);
+  });
+
+  it('a blank retry-after-ms is no answer (not a wait of 0): Retry-After decides', () => {
+    expect(parseRetryAfter({ 'retry-after-ms': ' ', 'retry-after': '9' }, now)).toBe(9000);
+    expect(parseRetryAfter({ 'retry-after-ms': '', 'retry-after': '9' }, now)).toBe(9000);
+    expect(parseRetryAfter({ 'retry-after-ms': 'soon', 'retry-after': '9' }, now)).toBe(9000);
+  });
+
+  it('a number with anything after it is no number of seconds', () => {
+    expect(parseRetryAfter({ 'retry-after': '3abc' }, now)).toBeUndefined();
+    expect(parseRetryAfter({ 'retry-after': '3 s' }, now)).toBeUndefined();
   });
 
   it('returns undefined for absent or malformed values, so default backoff applies', () => {

@@ -8,11 +8,11 @@
  * 0. foundation: the outcome and error tree, the small helpers every part uses;
  * 1. the wires and their core, which know nothing of calls;
  * 2. the call: policy, errors, signal, the answer's reading, the transport, its seams;
- * 3. what a call carries: schemas, hand-written checks, extended fields, uploads, the cache;
+ * 3. what a call carries: schemas, hand-written checks, extended fields, form snapshots, uploads, the cache;
  * 4. the resources, one file per endpoint group;
  * 5. the client, and the platform interface it is given;
- * 6. the entries and what they wire in (each runtime's platform, OpenTelemetry);
- * 7. the rooms built on the client (auth, batch, testing);
+ * 6. the entries and what they wire in (each runtime's platform, OpenTelemetry, checkForms);
+ * 7. the rooms built on the client (auth, batch, testing, the webhook receivers);
  * 8. the bins and the CLI, which only parse and print.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -42,6 +42,8 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
     'internal/redact.ts',
     'internal/same-secret.ts',
     'internal/validate.ts',
+    // The webhook checks shared by verifyWebhook and the receivers: no Node, nothing above.
+    'internal/webhook-delivery.ts',
   ],
   ['wire/'],
   [
@@ -62,16 +64,15 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
     'schemas/',
     'checks/',
     'extended-fields.ts',
+    'form-snapshot.ts',
     'uploads/',
     'metadata-cache.ts',
     'webhook-receiver.ts',
-    'form-snapshot.ts',
-    'internal/webhook-delivery.ts',
   ],
   ['resources/'],
   ['platform/types.ts', 'client.ts'],
-  // forms/: the entries export checkForms (forms/check.ts) and its change kinds.
-  ['platform/', 'telemetry/', 'index.ts', 'edge.ts', 'forms/'],
+  // forms/: checkForms is exported by both entries.
+  ['platform/', 'telemetry/', 'forms/', 'index.ts', 'edge.ts'],
   ['auth/', 'batch/', 'testing/', 'webhooks/'],
   ['cli/', 'bin/'],
 ];

@@ -112,6 +112,11 @@ class UndiciAttempt implements AttemptState, BodySource {
   }
 
   cancel(): void {
-    (this.body as Readable).destroy();
+    const body = this.body as Readable;
+    // undici's body emits an AbortError when destroyed unread: no one waits for it any more.
+    body.on('error', ignore);
+    body.destroy();
   }
 }
+
+function ignore(): void {}

@@ -12,6 +12,7 @@ import {
   type Decode,
   failureOf,
   flattenHeaders,
+  NODE_WORDING,
   sentOf,
   WireAnswer,
   type Wording,
@@ -95,6 +96,25 @@ describe('sentOf: how far a request got, from the codes down its cause chain', (
     // A code wins over the name.
     expect(sentOf(Object.assign(parse, { code: 'ECONNREFUSED' }))).toBe('not_connected');
     expect(sentOf(Object.assign(new Error('x'), { name: 'OtherError' }))).toBe('maybe');
+  });
+
+  it('reads at most five errors down the chain, and stops at a cycle or a null cause', () => {
+    const chain = (depth: number) => {
+      let error: Error = coded('refused', 'ECONNREFUSED');
+      for (let i = 0; i < depth; i++) error = new Error('wrapper', { cause: error });
+      return error;
+    };
+    expect(sentOf(chain(4))).toBe('not_connected');
+    expect(sentOf(chain(5))).toBe('maybe');
+    const cycle = new Error('loop');
+    (cycle as { cause?: unknown }).cause = cycle;
+    expect(sentOf(cycle)).toBe('maybe');
+    expect(sentOf(Object.assign(new Error('x'), { cause: null }))).toBe('maybe');
+  });
+
+  it('only undici’s parse error is known by its name: any other name is no code', () => {
+    const named = Object.assign(new Error('x'), { name: 'HPE_LOOKALIKE' });
+    expect(sentOf(named)).toBe('maybe');
   });
 
   it('a connection that was never opened wins over anything else in the chain', () => {
@@ -196,6 +216,9 @@ describe('failureOf, before the head', () => {
       'head',
     );
     expect(viaFetch.sent).toBe('not_written');
+    // No code at all, even on a wire that shows codes: not written, never dead.
+    const codeless = failureOf(attempt({ neverWritten: () => true }), NODE, new Error('hang up'), 'head');
+    expect(codeless.sent).toBe('not_written');
   });
 
   it('the proof is asked only for a failure that may have left: a refused connection stays one', () => {
@@ -215,7 +238,7 @@ describe('failureOf, while the body was read', () => {
       coded('Body Timeout', 'UND_ERR_BODY_TIMEOUT'),
       'body',
     );
-    expect(failure).toMatchObject({ kind: 'body_timeout', name: 'ClaimsTimeoutError' });
+    expect(failure).toMatchObject({ kind: 'body_timeout', name: 'ClaimsTimeoutError', sent: 'maybe' });
     expect(failure.message).toBe('Request timed out: no progress for 250 ms (UND_ERR_BODY_TIMEOUT)');
   });
 
@@ -223,7 +246,7 @@ describe('failureOf, while the body was read', () => {
     'a body that cannot be decoded (%s): decode',
     (code) => {
       const failure = failureOf(attempt(), NODE, coded('incorrect header check', code), 'body');
-      expect(failure).toMatchObject({ kind: 'decode', name: 'ClaimsResponseValidationError' });
+      expect(failure).toMatchObject({ kind: 'decode', name: 'ClaimsResponseValidationError', sent: 'maybe' });
       expect(failure.message).toBe(`the body could not be decoded: incorrect header check (${code})`);
       const viaFetch = failureOf(
         attempt(),
@@ -237,8 +260,23 @@ describe('failureOf, while the body was read', () => {
 
   it('anything else: the body broke off, a connection failure', () => {
     const failure = failureOf(attempt(), NODE, coded('other side closed', 'UND_ERR_SOCKET'), 'body');
-    expect(failure).toMatchObject({ kind: 'cut', name: 'ClaimsConnectionError' });
+    expect(failure).toMatchObject({ kind: 'cut', name: 'ClaimsConnectionError', sent: 'maybe' });
     expect(failure.message).toBe('Connection failed: other side closed (UND_ERR_SOCKET)');
+  });
+
+  it('a decoder’s code anywhere down the chain makes it a decode failure', () => {
+    const wrapped = coded('terminated', 'UND_ERR_SOCKET', { cause: coded('bad', 'Z_DATA_ERROR') });
+    expect(failureOf(attempt(), NODE, wrapped, 'body').kind).toBe('decode');
+  });
+
+  it('the node wording adds the platform’s code to its message', () => {
+    const failure = failureOf(
+      attempt(),
+      { ...NODE_WORDING, connectTimeout: 'x' },
+      coded('read ECONNRESET', 'ECONNRESET'),
+      'body',
+    );
+    expect(failure.message).toBe('Connection failed: read ECONNRESET (ECONNRESET)');
   });
 });
 
@@ -358,8 +396,15 @@ describe('WireAnswer: the body of an answer', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(WireFailure);
-    expect(thrown).toMatchObject({ kind: 'connection', sent: 'bad_answer' });
+    expect(thrown).toMatchObject({
+      kind: 'connection',
+      sent: 'bad_answer',
+      message: 'Connection failed: the answer has both transfer-encoding and content-length',
+    });
     expect(body.cancelled).toBe(1);
+    // The same from a fetch Headers.
+    const fetched = new Headers({ 'transfer-encoding': 'chunked', 'content-length': '2' });
+    expect(() => answer(200, fetched, source([]))).toThrow(WireFailure);
     for (const one of [{ 'transfer-encoding': 'chunked' }, { 'content-length': '2' }]) {
       expect(() => answer(200, one, source([]))).not.toThrow();
     }
@@ -384,6 +429,7 @@ describe('WireAnswer: a compressed body', () => {
     ['br', brotliCompressSync(json)],
     ['GZip', gzipSync(json)],
     ['identity, gzip', gzipSync(json)],
+    ['gzip, gzip, gzip', gzipSync(gzipSync(gzipSync(json)))],
   ])('%s: decoded', async (encoding, data) => {
     const half = Math.floor(data.length / 2);
     const body = source([data.subarray(0, half), data.subarray(half)]);
@@ -397,6 +443,12 @@ describe('WireAnswer: a compressed body', () => {
     const data = brotliCompressSync(gzipSync(json));
     await expect(
       answer(201, { 'content-encoding': 'gzip, br' }, source([data])).text(1_000),
+    ).resolves.toEqual({ text: json, truncated: false });
+  });
+
+  it('identity alone is no coding: the body is read as it comes', async () => {
+    await expect(
+      answer(200, { 'content-encoding': 'identity' }, source([bytes(json)])).text(1_000),
     ).resolves.toEqual({ text: json, truncated: false });
   });
 
@@ -479,7 +531,7 @@ describe('WireAnswer: a compressed body', () => {
     const unknown = await answer(200, { 'content-encoding': 'zstd' }, source([bytes('x')]))
       .text(100)
       .catch((e: unknown) => e);
-    expect(unknown).toMatchObject({ kind: 'decode' });
+    expect(unknown).toMatchObject({ kind: 'decode', sent: 'maybe' });
     expect((unknown as Error).message).toBe(
       'the body could not be decoded: content-encoding "zstd" is not one the SDK decodes (gzip, deflate, br)',
     );

@@ -271,6 +271,19 @@ const CASES: Case[] = [
     answer: raw(`${head('200 OK', [json, 'content-length: 10'])}{`),
     expected: { error: ClaimsTimeoutError, outcome: 'processed' },
   },
+  {
+    name: 'no answer head within timeoutMs: a timeout, unknown (said once), a POST not sent again',
+    call: 'create',
+    options: { timeoutMs: 300 },
+    answer: () => undefined,
+    expected: {
+      error: ClaimsTimeoutError,
+      outcome: 'unknown',
+      fields: { method: 'POST', attempts: 1 },
+      message:
+        /^POST \S+: Request timed out: no progress for 300 ms[^(]*(\([A-Z_]+\) )?\(the request may have been processed\)$/,
+    },
+  },
   // Answers that are odd but valid.
   {
     name: 'HTTP/1.0, its body delimited by the close: read whole',
