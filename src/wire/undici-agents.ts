@@ -26,10 +26,9 @@ const UNDICI = 'undici';
 export function loadUndiciAgents(): Promise<UndiciAgents> {
   // One import for every caller (the cold-start wire's switch, the wires): a missing package
   // stays missing for the life of the process.
-  loading ??= import(/* webpackIgnore: true */ /* @vite-ignore */ UNDICI).then(
-    // The CommonJS module as ESM: its exports are the namespace's, or its default's in a bundle.
-    (undici: UndiciAgents & { default?: UndiciAgents }) => undici.default ?? undici,
-  );
+  // undici is CommonJS: Node's import() gives its exports as the namespace's named exports
+  // (and no bundler sees this import, so it is always Node's).
+  loading ??= import(/* webpackIgnore: true */ /* @vite-ignore */ UNDICI) as Promise<UndiciAgents>;
   return loading;
 }
 
