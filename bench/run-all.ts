@@ -4,8 +4,9 @@
  * from the JSON each writes to `.bench-tmp/`. Exits 0: figures are for reading, not gating;
  * a benchmark that crashes is reported as such in the summary.
  *
- * Environment knobs pass through: OVERHEAD_ROUNDS, OVERHEAD_SECONDS, COLD_START_RUNS,
- * UPLOAD_BENCH_MB, UPLOAD_BENCH_ROUNDS, BATCH_BENCH_CLAIMS, BATCH_BENCH_ROUNDS, CHECKS_ROUNDS.
+ * Environment knobs pass through: PEER_COLD_ROUNDS, PEER_THROUGHPUT_ROUNDS, PEER_CREATES,
+ * OVERHEAD_ROUNDS, OVERHEAD_SECONDS, COLD_START_RUNS, UPLOAD_BENCH_MB, UPLOAD_BENCH_ROUNDS,
+ * BATCH_BENCH_CLAIMS, BATCH_BENCH_ROUNDS, CHECKS_ROUNDS.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -77,6 +78,32 @@ const BENCHES: Bench[] = [
           .slice(0, 3)
           .map((c) => `${c.what} ${c.percent}%`)
           .join('; ')}`,
+      ];
+    },
+  },
+  {
+    name: 'peer (openapi-fetch + openapi-typescript)',
+    script: 'bench/peer.ts',
+    json: 'peer.json',
+    summarise(result) {
+      const r = result as {
+        bundle: Record<'sdk' | 'peer' | 'upload' | 'budget', { kB: number; gzipKB: number }>;
+        cold: {
+          sdkMs: number;
+          peerMs: number;
+          ratio: number;
+          sdkPeakMiB: number;
+          peerPeakMiB: number;
+          met: boolean;
+        };
+        uploadCold: { ms: number; peakMiB: number };
+        throughput: { sdkMs: number; peerMs: number; throughputRatio: number; met: boolean };
+      };
+      const b = r.bundle;
+      return [
+        `create-only handler bundle: SDK ${b.sdk.kB} kB (${b.sdk.gzipKB} gzip), peer ${b.peer.kB} kB (${b.peer.gzipKB}); budget ${b.budget.kB} (${b.budget.gzipKB}); upload handler ${b.upload.kB} kB (${b.upload.gzipKB})`,
+        `cold process: SDK ${r.cold.sdkMs} ms (${r.cold.sdkPeakMiB} MiB), peer ${r.cold.peerMs} ms (${r.cold.peerPeakMiB} MiB), ratio ${r.cold.ratio}; target <= 0.6: ${r.cold.met ? 'met' : 'MISSED'}; upload handler ${r.uploadCold.ms} ms (${r.uploadCold.peakMiB} MiB)`,
+        `throughput at concurrency 32: SDK ${r.throughput.sdkMs} ms, peer ${r.throughput.peerMs} ms, ${r.throughput.throughputRatio}x; target >= 3x: ${r.throughput.met ? 'met' : 'MISSED'}`,
       ];
     },
   },

@@ -7,6 +7,8 @@
 # `node10`, the `./testing` types checked before msw is installed (they must not need it), and
 # `claims forms pull` from the install, its generated module compiled against the installed types.
 # With `@opentelemetry/api` installed beside it, a call makes its span and sends `traceparent`.
+# A handler bundled by esbuild and Rollup with their defaults runs, and fits the size budget
+# (scripts/smoke-bundles.mjs).
 # Run after `npm run build` (builds if needed).
 #
 #   npm run smoke            # or: bash scripts/smoke-pack.sh
@@ -566,6 +568,12 @@ cat >"$APP/tsconfig.forms.json" <<JSON
   "files": ["claims-forms.ts", "forms-use.mts"] }
 JSON
 (cd "$APP" && node "$TSC" -p tsconfig.forms.json)
+
+# A serverless handler (create, upload, file with { file }) bundled from the install with
+# esbuild and Rollup as they come, ESM and CJS, each run in a fresh process alone and beside
+# node_modules; the create-only handler's minified bundle against the budget (issue #25).
+step "bundling a handler with esbuild and Rollup (no flags, no optional peer), running the bundles"
+node "$ROOT/scripts/smoke-bundles.mjs" "$WORK" "$APP"
 
 if [ -n "${SMOKE_MSW:-}" ]; then
   step "installing $SMOKE_MSW (from the registry)"

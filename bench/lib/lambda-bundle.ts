@@ -17,11 +17,6 @@ export async function handler(event) {
 }
 `;
 
-// An ESM bundle of CommonJS code (undici, form-data) needs a real \`require\` for Node's
-// built-ins; this banner is the usual fix (AWS CDK's NodejsFunction documents the same).
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);";
-
 export interface BundleInfo {
   file: string;
   bytes: number;
@@ -33,8 +28,8 @@ export interface BundleInfo {
  * Builds `handler.mjs` in `dir` into `bundle-<format>.<ext>`. `dir` must sit inside the
  * package, so `claims-notification-sdk` resolves to it by self-reference (its `exports`, i.e.
  * `dist/`); the repository's tsconfig `paths` (which point at `src/`) are ignored.
- * `@opentelemetry/api` stays external: a function without OpenTelemetry has none to bundle,
- * and the SDK then stays untraced.
+ * No flag beyond these: undici and `@opentelemetry/api` are not in the graph (the SDK loads
+ * them at run time, from node_modules, where it needs them).
  */
 export async function bundleHandler(dir: string, format: 'esm' | 'cjs'): Promise<BundleInfo> {
   const entry = join(dir, 'handler.mjs');
@@ -50,8 +45,6 @@ export async function bundleHandler(dir: string, format: 'esm' | 'cjs'): Promise
     metafile: true,
     logLevel: 'error',
     tsconfigRaw: '{}',
-    external: ['@opentelemetry/api'],
-    ...(format === 'esm' ? { banner: { js: ESM_REQUIRE_BANNER } } : {}),
   });
   const output = Object.entries(result.metafile.outputs).find(([path]) => outfile.endsWith(path))?.[1];
   if (!output) throw new Error(`esbuild wrote no ${outfile}`);

@@ -7,17 +7,19 @@ import { traceCall } from '../telemetry/call-span.js';
 import { prepareUpload } from '../uploads/prepare.js';
 import { coldStartWire, WIRE_CHOICE } from '../wire/cold-start-wire.js';
 import { ownDispatcher } from '../wire/dispatcher.js';
-import { fetchWire } from '../wire/fetch-wire.js';
+import { type FetchLike, fetchWire } from '../wire/fetch-wire.js';
 import { ownHttpAgent } from '../wire/http-agent.js';
 import { httpWire } from '../wire/http-wire.js';
+import type { Wire } from '../wire/types.js';
 import { loadUndiciAgents } from '../wire/undici-agents.js';
 import { undiciWire } from '../wire/undici-wire.js';
+import { needsUndici, undiciOr } from '../wire/without-undici.js';
 import type { ConnectionOptions, Platform } from './types.js';
 
 /**
  * Node: `node:http` for a fresh process's first calls, then undici (see `cold-start-wire.ts`), on
- * the client's own connections; undici on a dispatcher given or with a proxy; uploads from
- * files and Node streams through form-data, and OpenTelemetry spans once a provider is registered.
+ * the client's own connections; undici on a dispatcher given or with a proxy (Node's own fetch
+ * for uploads where undici is missing); uploads from files and Node streams, and OpenTelemetry spans once a provider is registered.
  */
 export const nodePlatform: Platform = {
   runtime: `node/${process.versions.node}`,
@@ -27,7 +29,15 @@ export const nodePlatform: Platform = {
     // A dispatcher the caller gave is theirs: close() leaves it open.
     if (dispatcher) return { wire: undiciWire(dispatcher), close: async () => undefined };
     const own = ownDispatcher(tls);
-    const viaUndici = { wire: undiciWire(own), close: () => own.close() };
+    // Where undici is missing (a bundle deployed alone), uploads go over Node's own fetch; a
+    // proxy or client certificates need undici there, and are refused rather than bypassed.
+    const missing = (cause: unknown) =>
+      own.writesHeaders
+        ? needsUndici('A proxy (HTTPS_PROXY or HTTP_PROXY is set)', cause)
+        : tls
+          ? needsUndici('An upload with the tls option', cause)
+          : nodeFetchWire(globalFetch);
+    const viaUndici = { wire: undiciOr(undiciWire(own), missing), close: () => own.close() };
     const choice = options[WIRE_CHOICE] ?? 'cold-start';
     // A proxy from the environment needs undici's EnvHttpProxyAgent: node:http has none.
     if (own.writesHeaders || choice === 'undici') return viaUndici;
@@ -35,13 +45,19 @@ export const nodePlatform: Platform = {
     const viaHttp = { wire: httpWire(agents), close: async () => agents.close() };
     return coldStartWire(viaHttp, viaUndici, loadUndiciAgents, choice);
   },
-  fetchWire: (fetch) =>
-    fetchWire(fetch, { nodeBodyToWeb: (body) => Readable.toWeb(body) as ReadableStream<Uint8Array> }),
+  fetchWire: (fetch) => nodeFetchWire(fetch),
   prepareUpload,
   // Node uploads are Node streams (the multipart of uploads/prepare).
   watchBody: (body, call, timeoutMs) => watchNodeBody(body as Readable, call, timeoutMs),
   trace: traceCall,
 };
+
+function nodeFetchWire(fetch: FetchLike): Wire {
+  return fetchWire(fetch, { nodeBodyToWeb: (body) => Readable.toWeb(body) as ReadableStream<Uint8Array> });
+}
+
+// Looked up on each call: a test or an instrumentation may replace it after the client is built.
+const globalFetch: FetchLike = (url, init) => globalThis.fetch(url, init);
 
 function connectionOptionIssues(options: ConnectionOptions): ValidationIssue[] {
   const issues: ValidationIssue[] = [];

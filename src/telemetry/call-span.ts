@@ -4,7 +4,15 @@
  * OpenTelemetry code (and `@opentelemetry/api`, an optional peer) is loaded only once an
  * application has registered a tracer provider.
  */
+import type * as OtelApi from '@opentelemetry/api';
 import type { CallTracer, TracedCall } from './types.js';
+
+/**
+ * The optional peer's name in a variable: bundlers leave such an `import()` to run time, so a
+ * function bundled without `@opentelemetry/api` installed builds with no flag (esbuild refused
+ * to resolve the literal), and one with it installed does not carry a second copy of the API.
+ */
+const OTEL_API = '@opentelemetry/api';
 
 /**
  * Where `@opentelemetry/api` 1.x keeps what an application registered (`Symbol.for`, shared by
@@ -26,7 +34,10 @@ export function traceCall(method: string, route: string): TracedCall | undefined
   if (loaded) return (run) => loaded.trace(method, route, run);
   if (unavailable || (loading === undefined && !tracerProviderRegistered())) return undefined;
   // First traced call: load the OpenTelemetry side once; calls meanwhile wait for it.
-  loading ??= Promise.all([import('@opentelemetry/api'), import('./otel.js')]).then(
+  loading ??= Promise.all([
+    import(/* webpackIgnore: true */ /* @vite-ignore */ OTEL_API) as Promise<typeof OtelApi>,
+    import('./otel.js'),
+  ]).then(
     ([api, otel]) => {
       tracer = otel.createCallTracer(api);
       return tracer;

@@ -1,14 +1,14 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type FormData from 'form-data';
 import { fileStreamOpener } from './file.js';
 import type { Part, Source } from './inputs.js';
-import { partHeader } from './parts.js';
+import { newBoundary, partHeader } from './parts.js';
 import { progressCounter, type UploadProgressListener } from './progress.js';
 import { type SourceState, sourceFailureError } from './source-failure.js';
 
 // Buffers are handed on in slices so the transport's progress timeout sees steady writes.
 const BYTES_CHUNK = 1024 * 1024;
+const CRLF = Buffer.from('\r\n');
 
 type OpenFile = (path: string) => Readable;
 
@@ -22,44 +22,37 @@ export async function openMultipart(
   state: SourceState,
   onProgress?: UploadProgressListener,
 ): Promise<{ stream: Readable; headers: Record<string, string> }> {
-  // form-data (and its mime table) loads node:fs at require time: import it only when uploading.
-  const { default: FormDataClass } = await import('form-data');
-  // node:fs is loaded already (by form-data): the opener costs nothing when no part is a file.
+  // node:fs is one Node loads at its start: the opener costs nothing when no part is a file.
   const openFile = await fileStreamOpener();
   if (state.failure) {
-    // A caller's stream failed before this attempt could start (checked after the awaits
+    // A caller's stream failed before this attempt could start (checked after the await
     // above, so no failure can slip in between): the upload fails as a whole.
     throw sourceFailureError(state.failure);
   }
-  const form = new FormDataClass();
-  const boundary = form.getBoundary();
-  const sources = new Set<Readable>();
-  const body = new MultipartStream(form, sources);
-  state.current = body;
+  const boundary = newBoundary();
+  const heads = parts.map((part) => Buffer.from(partHeader(boundary, part)));
+  const closing = Buffer.from(`--${boundary}--\r\n`);
   const counter = onProgress ? progressCounter(onProgress, sizes) : undefined;
-  for (const [i, part] of parts.entries()) {
-    const header = partHeader(boundary, part);
-    const given = part.source.kind === 'readable' ? part.source.stream : undefined;
-    if (given) sources.add(given);
-    // A function is combined-stream's lazy stream: it is called when the part's turn comes,
-    // so a file is opened only then (one descriptor at a time, however many files).
-    const lazy = (next: (stream: Readable) => void): void => {
-      let stream = given;
-      if (!stream) {
-        stream = openSource(part.source as Exclude<Source, { kind: 'readable' }>, openFile);
-        sources.add(stream);
-        state.watch(stream, part.filename);
-      }
-      // A second 'data' listener beside form-data's pipe: it only counts, the pipe keeps the pace.
-      if (counter) stream.on('data', counter(i, part.filename));
-      next(stream);
-    };
-    // Stryker disable next-line StringLiteral: form-data writes a part header given whole as it is, without the field name
-    form.append('', lazy, { header, knownLength: sizes[i] ?? 0 });
-  }
+  const open = (part: Part, i: number): Readable => {
+    let stream: Readable;
+    if (part.source.kind === 'readable') stream = part.source.stream;
+    else {
+      stream = openSource(part.source, openFile);
+      state.watch(stream, part.filename);
+    }
+    if (counter) stream.on('data', counter(i, part.filename));
+    return stream;
+  };
+  const body = new MultipartStream(parts, heads, closing, open);
+  state.current = body;
   const headers: Record<string, string> = { 'content-type': `multipart/form-data; boundary=${boundary}` };
   // Sizes are all known for paths, bytes and blobs: then send Content-Length, else chunked.
-  if (sizes.every((size) => size !== undefined)) headers['content-length'] = String(form.getLengthSync());
+  if (sizes.every((size) => size !== undefined)) {
+    let length = closing.byteLength;
+    for (const [i, size] of sizes.entries())
+      length += (heads[i] as Buffer).byteLength + size + CRLF.byteLength;
+    headers['content-length'] = String(length);
+  }
   return { stream: body, headers };
 }
 
@@ -109,28 +102,29 @@ function* slices(bytes: Uint8Array): Generator<Uint8Array> {
 }
 
 /**
- * A plain `Readable` over form-data's old-style stream: undici and `Readable.toWeb` (the
- * fetch wire) both want one, strings become UTF-8 bytes, and destroying it, which the
- * transport does when an attempt fails, also destroys the source being read: a file
- * descriptor or a caller's stream is never left open by a failed upload.
+ * The multipart body: each part's head, its bytes, a CRLF, then the closing boundary (the
+ * layout of the edge build's web-multipart.ts, byte for byte). A part's source is opened only
+ * when its turn comes (one file descriptor at a time, however many files) and paused while the
+ * socket is behind. Strings a caller's stream yields become their UTF-8 bytes. Destroying it,
+ * which the transport does when an attempt fails, also destroys every source not yet ended: a
+ * file descriptor or a caller's stream is never left open by a failed upload.
  */
 class MultipartStream extends Readable {
-  readonly #form: FormData;
-  readonly #sources: Set<Readable>;
+  readonly #sources = new Set<Readable>();
+  #index = -1;
+  /** The source being read, until its end. */
+  #current: Readable | undefined;
 
-  constructor(form: FormData, sources: Set<Readable>) {
+  constructor(
+    private readonly parts: readonly Part[],
+    private readonly heads: readonly Buffer[],
+    private readonly closing: Buffer,
+    private readonly open: (part: Part, index: number) => Readable,
+  ) {
     // Stryker disable next-line ObjectLiteral: how far the body reads ahead of the socket (throughput), not which bytes or in what order
     super({ highWaterMark: 256 * 1024 });
-    this.#form = form;
-    this.#sources = sources;
-    form.on('data', (chunk: Buffer | string) => {
-      if (!this.push(chunk)) form.pause();
-    });
-    form.on('end', () => this.push(null));
-    // combined-stream re-emits a source's error, which SourceState.watch has already used to
-    // destroy this body; the listener keeps an 'error' without one from crashing the process.
-    // Stryker disable next-line ArrowFunction: see above, the body is destroyed already
-    form.on('error', (error: Error) => this.destroy(error));
+    // A caller's streams are the body's from the start: destroying it before their turn destroys them too.
+    for (const part of parts) if (part.source.kind === 'readable') this.#sources.add(part.source.stream);
   }
 
   // A resume already scheduled when the stream is destroyed still emits buffered data;
@@ -141,12 +135,35 @@ class MultipartStream extends Readable {
   }
 
   override _read(): void {
-    // The first call starts form-data; later ones resume the part it paused.
-    this.#form.resume();
+    if (this.#current) this.#current.resume();
+    else this.#next();
+  }
+
+  /** Starts the next part (its head, then its source), or ends the body after the last. */
+  #next(): void {
+    const index = ++this.#index;
+    const part = this.parts[index];
+    if (part === undefined) {
+      this.push(this.closing);
+      this.push(null);
+      return;
+    }
+    this.push(this.heads[index]);
+    const stream = this.open(part, index);
+    this.#sources.add(stream);
+    this.#current = stream;
+    stream.on('data', (chunk: Buffer | string) => {
+      if (!this.push(chunk)) stream.pause();
+    });
+    stream.once('end', () => {
+      this.#current = undefined;
+      this.#sources.delete(stream);
+      // Else the next _read starts the next part, once the socket took what is queued.
+      if (this.push(CRLF)) this.#next();
+    });
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.#form.destroy();
     for (const source of this.#sources) source.destroy();
     this.#sources.clear();
     callback(error);

@@ -1,6 +1,6 @@
 /**
  * From upload items to multipart parts, on every runtime: the list check and each part's header.
- * Free of Node modules, so the Node entry's form-data multipart (`multipart-stream.ts`) and
+ * Free of Node modules, so the Node entry's multipart (`multipart-stream.ts`) and
  * the edge entry's web multipart (`web-multipart.ts`) share it and send the same bytes.
  */
 import { ClaimsValidationError, type ValidationIssue } from '../errors.js';
@@ -71,4 +71,15 @@ export function contentDisposition(filename: string): string {
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
   return `${header}; filename*=UTF-8''${encoded}`;
+}
+
+/**
+ * A fresh boundary per body: 26 dashes and 24 random hex digits (form-data's shape, which
+ * the SDK used before it wrote its own multipart), never found in a part by chance.
+ */
+export function newBoundary(): string {
+  const random = crypto.getRandomValues(new Uint8Array(12));
+  let hex = '';
+  for (const byte of random) hex += byte.toString(16).padStart(2, '0');
+  return `${'-'.repeat(26)}${hex}`;
 }

@@ -1,13 +1,13 @@
 /**
  * Uploads on runtimes without Node (the edge entry: workerd, Deno, Bun, browsers): the
  * multipart body is built as a web `ReadableStream`, read part by part as fetch sends it.
- * The wire format is the Node entry's byte for byte (form-data's layout, our part headers).
+ * The wire format is the Node entry's byte for byte (multipart-stream.ts).
  */
 import { utf8Bytes } from '../internal/bytes.js';
 import type { StreamBody } from '../transport.js';
 import type { WebStreamBody } from '../wire/types.js';
 import type { Part, Source } from './inputs.js';
-import { checkItems, partHeader } from './parts.js';
+import { checkItems, newBoundary, partHeader } from './parts.js';
 import type { PreparedUpload } from './prepare.js';
 import { progressCounter, type UploadProgressListener } from './progress.js';
 
@@ -74,14 +74,6 @@ function sizeOf(part: Part): number | undefined {
   if (source.kind === 'bytes') return source.bytes.byteLength;
   if (source.kind === 'blob') return source.blob.size;
   return undefined;
-}
-
-/** A boundary like form-data's: 26 dashes and 24 random hex digits. */
-function newBoundary(): string {
-  const random = crypto.getRandomValues(new Uint8Array(12));
-  let hex = '';
-  for (const byte of random) hex += byte.toString(16).padStart(2, '0');
-  return `${'-'.repeat(26)}${hex}`;
 }
 
 /**

@@ -39,7 +39,8 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
   // A proxy agent (ours, or any dispatcher a user gives) may write to the headers object.
   const copyHeaders = own?.writesHeaders ?? true;
   return async (req) => {
-    undici ??= await loadUndiciAgents();
+    // A user's dispatcher comes from their undici, loaded already: none of ours is needed.
+    if (own) undici ??= await loadUndiciAgents();
     // Whether a failed request was written is known only on our own dispatcher: a user's may
     // create several undici requests for one (a retrying one), later, out of our sight.
     const watch = own ? new WriteWatch(typeof req.body !== 'object') : undefined;
@@ -47,7 +48,7 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
     let target = dispatcher as Dispatcher;
     try {
       // Refused (nothing sent) once the client is closed.
-      if (own) target = own.take(undici, performance.now());
+      if (own) target = own.take(undici as UndiciAgents, performance.now());
       const options: Dispatcher.RequestOptions = {
         origin: req.origin,
         path: req.path,

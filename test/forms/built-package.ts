@@ -67,7 +67,7 @@ export async function builtProject(): Promise<BuiltProject> {
     });
   }
   // The package's own dependencies (zod's types, undici's), and @types/node for the project.
-  for (const dep of ['zod', 'undici', 'undici-types', 'form-data', '@types']) {
+  for (const dep of ['zod', 'undici', 'undici-types', '@types']) {
     symlinkSync(join(ROOT, 'node_modules', dep), join(dir, 'node_modules', dep), 'dir');
   }
   writeFileSync(
