@@ -14,7 +14,7 @@
 #   npm run smoke            # or: bash scripts/smoke-pack.sh
 #   KEEP_SMOKE_DIR=1 npm run smoke   # keep the temp project to poke at
 #
-# SMOKE_DEPS="undici@7.30.2 zod@4.0.0 ..." and SMOKE_MSW="msw@2.0.0" install those versions
+# SMOKE_DEPS="undici@7.30.2 zod@4.0.0 ...", SMOKE_MSW="msw@2.0.0" and SMOKE_PG="pg@8.11.0" install those versions
 # (from the registry) instead of the lockfile's, and check that the package uses them:
 # scripts/dependency-ends.mjs runs the smoke at both ends of every dependency's range.
 # SMOKE_TYPE_SETUPS="nodenext" type-checks in fewer moduleResolution setups.
@@ -641,14 +641,21 @@ JSON
 step "the ./batch/postgres entry without pg: imports, the types (tsc, nodenext), open() names what to install"
 [ ! -e "$APP/node_modules/pg" ] || { echo "smoke: pg is installed before the no-pg checks" >&2; exit 1; }
 (cd "$APP" && node postgres-esm.mjs && node postgres-cjs.cjs && node "$ROOT/node_modules/typescript/bin/tsc" -p tsconfig.postgres.json)
-PG="pg@$(node -p "require('$ROOT/node_modules/pg/package.json').version")"
-step "installing $PG offline"
-if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "$PG" >"$WORK/install-pg.log" 2>&1); then
-  step "offline install of pg failed (see below); linking it from the repo instead"
-  tail -n 5 "$WORK/install-pg.log" || true
-  for dep in pg pg-connection-string pg-pool pg-protocol pg-types pgpass pg-int8 postgres-array postgres-bytea postgres-date postgres-interval split2 xtend pg-cloudflare; do
-    [ -e "$APP/node_modules/$dep" ] || [ ! -e "$ROOT/node_modules/$dep" ] || ln -s "$ROOT/node_modules/$dep" "$APP/node_modules/$dep"
-  done
+if [ -n "${SMOKE_PG:-}" ]; then
+  step "installing $SMOKE_PG (from the registry)"
+  (cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$SMOKE_PG")
+  got=$(cd "$APP" && node -p "require('pg/package.json').version")
+  [ "$got" = "${SMOKE_PG##*@}" ] || { echo "smoke: pg $got installed, $SMOKE_PG asked for" >&2; exit 1; }
+else
+  PG="pg@$(node -p "require('$ROOT/node_modules/pg/package.json').version")"
+  step "installing $PG offline"
+  if ! (cd "$APP" && npm install --offline --no-audit --no-fund --loglevel=error "$PG" >"$WORK/install-pg.log" 2>&1); then
+    step "offline install of pg failed (see below); linking it from the repo instead"
+    tail -n 5 "$WORK/install-pg.log" || true
+    for dep in pg pg-connection-string pg-pool pg-protocol pg-types pgpass pg-int8 postgres-array postgres-bytea postgres-date postgres-interval split2 xtend pg-cloudflare; do
+      [ -e "$APP/node_modules/$dep" ] || [ ! -e "$ROOT/node_modules/$dep" ] || ln -s "$ROOT/node_modules/$dep" "$APP/node_modules/$dep"
+    done
+  fi
 fi
 step "the ./batch/postgres entry with pg: a store that cannot connect fails with JournalError io, no password"
 (cd "$APP" && node postgres-esm.mjs pg && node postgres-cjs.cjs pg)
