@@ -37,7 +37,10 @@ afterEach(() => {
   vi.resetModules();
 });
 
-describe('opening an upload file fails', () => {
+// Known flake, not yet understood (seen about 1 run in 3 on CI and under load): now and then the
+// vi.doMock of node:fs/promises is not seen by a fresh import and the real file is uploaded. A
+// retry re-runs the case whole with the same assertions; the cause is noted on #26 (point 3).
+describe('opening an upload file fails', { retry: 2 }, () => {
   // The file may be removed, or swapped for a directory, between the stat and the open.
   it.each([
     ['EACCES', (p: string) => `cannot read ${p}: permission denied`],
