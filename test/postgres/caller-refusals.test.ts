@@ -148,31 +148,46 @@ describe('refusals of the caller or the route leave a key sendable', () => {
           expect(got.get(key)).toMatchObject({ state: 'rejected', note: 'sent', status: status[key] });
         }
         // The re-run: the caller-refused keys are sent again; the rejected ones are not.
-        server.answer = (key) =>
-          key === 'C13' ? { status: 403, body: { message: 'forbidden' } } : defaultAnswer(key);
+        server.answer = defaultAnswer;
         const before = server.received.length;
-        const second = await run(
-          reopen(journal),
-          'tok',
-          [...keys, 'C13', ...Array.from({ length: 20 }, (_, i) => `D${i}`)].map((k) => claimLine(k)),
-        );
+        const second = await run(reopen(journal));
+        expect(second.stopped).toBeUndefined();
         const resent = server.received.slice(before);
-        for (const key of ['C01', 'C02', 'C03', 'C13']) expect(resent).toContain(key);
-        expect(resent.filter((k) => ['C04', 'C05', 'C06', 'C07'].includes(k))).toEqual([]);
+        expect([...resent].sort()).toEqual(['C01', 'C02', 'C03']);
         const again = byKey(second.results);
+        for (const key of ['C01', 'C02', 'C03'])
+          expect(again.get(key)).toMatchObject({ state: 'filed', note: 'sent' });
         expect(again.get('C04')).toMatchObject({
           state: 'rejected',
           note: 'unchanged_rejection',
           status: 422,
         });
-        expect(again.get('C13')).toMatchObject({ state: 'not_sent', note: 'caller_refused', status: 403 });
-        // Stopped: every D key the 403 found unsent is reported stopped, none of them sent.
-        const stopped = second.results.filter((r) => r.note === 'stopped').map((r) => r.key);
+        // A 403 stops the batch at once. The other keys answer late, so the 403 arrives first:
+        // every D key it finds unsent is reported stopped, and none of those is sent.
+        server.answer = (key) =>
+          key === 'C13'
+            ? { status: 403, body: { message: 'forbidden' } }
+            : { ...defaultAnswer(key), delayMs: 50 };
+        const beforeStop = server.received.length;
+        const dKeys = Array.from({ length: 20 }, (_, i) => `D${i}`);
+        const refused = await run(
+          reopen(journal),
+          'tok',
+          ['C13', ...dKeys].map((k) => claimLine(k)),
+        );
+        const sentNow = server.received.slice(beforeStop);
+        expect(sentNow).toContain('C13');
+        expect(byKey(refused.results).get('C13')).toMatchObject({
+          state: 'not_sent',
+          note: 'caller_refused',
+          status: 403,
+        });
+        const stopped = refused.results.filter((r) => r.note === 'stopped').map((r) => r.key);
         expect(stopped.length).toBeGreaterThan(0);
-        expect(stopped.filter((k) => resent.includes(k))).toEqual([]);
-        expect(stopped.length + resent.filter((k) => k.startsWith('D')).length).toBe(20);
-        expect(second.stopped?.reason).toBe('caller_refused');
-        expect(second.stopped?.message).toMatch(/^The API refused the caller \(403\): /);
+        expect(stopped.filter((k) => sentNow.includes(k))).toEqual([]);
+        expect(stopped.length + sentNow.filter((k) => k.startsWith('D')).length).toBe(20);
+        expect(refused.stopped?.reason).toBe('caller_refused');
+        expect(refused.stopped?.message).toMatch(/^The API refused the caller \(403\): /);
         // A changed body is sent again.
         const third = await run(reopen(journal), 'tok', [claimLine('C04', { description: 'C04 fixed' })]);
         expect(third.results[0]).toMatchObject({ state: 'filed', note: 'sent' });
