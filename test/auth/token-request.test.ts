@@ -120,9 +120,21 @@ describe('error answers', () => {
   });
 });
 
+describe('client_secret_post', () => {
+  it('an error answer echoing the secret: redacted, as with Basic', async () => {
+    const error = await failure(
+      json(400, { error: 'invalid_client', error_description: `bad secret ${SECRET}` }),
+      {
+        clientAuthentication: 'client_secret_post',
+      },
+    );
+    expect(error.errorDescription).toBe('bad secret [REDACTED]');
+  });
+});
+
 describe('2xx answers that are not a usable token', () => {
   it('not a JSON object: text, an array, null, no body', async () => {
-    for (const body of ['access_token=t', '["t"]', 'null', '']) {
+    for (const body of ['access_token=t', '["t"]', 'null', '"a string"', '5', '']) {
       const error = await failure(new Response(body, { status: 200 }));
       expect(error.message).toBe(`Token endpoint ${URL_} answered 200 but the body is not a JSON object`);
       expect(error).toMatchObject({ failure: 'invalid_response', status: 200, tokenUrl: URL_ });
@@ -170,6 +182,8 @@ describe('expires_in', () => {
     expect(await requestsOver('60', 60_000)).toBe(2);
     expect(await requestsOver('1.5', 1_499)).toBe(1);
     expect(await requestsOver('1.5', 1_500)).toBe(2);
+    expect(await requestsOver('1.25', 1_249)).toBe(1);
+    expect(await requestsOver('1.25', 1_250)).toBe(2);
   });
 
   it('0 or less, as a number or a string: good for this call only', async () => {
@@ -225,6 +239,16 @@ describe('no answer', () => {
 });
 
 describe('the size cap', () => {
+  it('a declared length over the cap with no body at all: refused as too large', async () => {
+    const error = await failure(() =>
+      Promise.resolve(new Response(null, { status: 400, headers: { 'content-length': '999999999' } })),
+    );
+    expect(error.message).toBe(
+      `Token endpoint ${URL_} answered 400 with more than ${MAX_TOKEN_RESPONSE_BYTES} bytes; not read`,
+    );
+    expect(error).toMatchObject({ failure: 'error_response', status: 400 });
+  });
+
   it('a declared length over the cap is refused unread; at the cap it is read', async () => {
     let cancelled = false;
     const stream = () =>
@@ -302,5 +326,15 @@ describe('the size cap', () => {
       ),
     );
     await expect(get()).resolves.toBe('tö€');
+  });
+});
+
+describe('TokenRequestError', () => {
+  it('keeps a cause when given one, and has none otherwise', () => {
+    const cause = new Error('socket closed');
+    const withCause = new TokenRequestError('m', { failure: 'connection', tokenUrl: URL_, cause });
+    expect(withCause.cause).toBe(cause);
+    const without = new TokenRequestError('m', { failure: 'connection', tokenUrl: URL_ });
+    expect(Object.hasOwn(without, 'cause')).toBe(false);
   });
 });
