@@ -3,14 +3,15 @@ import { clientCredentials, TokenRequestError } from '../../src/auth/index.js';
 
 // When the provider asks for a new token, to the millisecond: a fake clock (Date only) and a
 // fake token endpoint answering from a script.
-type Step = { token: string; expiresIn?: unknown } | 'fail' | ((now: number) => Step);
+type Answer = { token: string; expiresIn?: unknown } | 'fail';
+type Step = Answer | ((now: number) => Answer);
 
 function endpoint(...script: Step[]) {
   const asked: number[] = [];
   const fetch = async () => {
     asked.push(Date.now());
-    let step = script.shift();
-    if (typeof step === 'function') step = step(Date.now());
+    const next = script.shift();
+    const step = typeof next === 'function' ? next(Date.now()) : next;
     if (step === undefined) throw new Error('the script has no more answers');
     if (step === 'fail') return new Response('{"error":"temporarily_unavailable"}', { status: 503 });
     return Response.json({ access_token: step.token, token_type: 'Bearer', expires_in: step.expiresIn });

@@ -502,7 +502,7 @@ describe('the cases drive a store as the runner does, with records that fit', ()
     const closedWrites =
       (what: 'append' | 'claim') =>
       (name: string): JournalStore => {
-        const inner = new FileJournalStore(join(dir, `closed-${name}`));
+        const inner: JournalStore = new FileJournalStore(join(dir, `closed-${name}`));
         let closed = false;
         return strict({
           shared: false,
