@@ -135,6 +135,7 @@ export async function validateClaims(
       }
       for (const { index, problem } of locateExtendedFieldProblems(
         fields,
+        // Stryker disable next-line ArrayDeclaration: a claim is in a form only when it has extendedFields
         claim.incident.extendedFields ?? [],
       )) {
         problems.push({

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { validateClaims } from '../../src/batch/validate-claims.js';
 import type { ClaimsClientBase } from '../../src/client.js';
 import { ClaimsApiError } from '../../src/errors.js';
-import { causeOfLoss } from '../helpers/fixtures.js';
+import { causeOfLoss, policeReference } from '../helpers/fixtures.js';
 import { claimLine } from './claims-server.js';
 
 // validateClaims in-process, with a client whose only call (the form's metadata) is faked.
@@ -24,6 +24,7 @@ describe('validateClaims: what each line must be', () => {
       claimLine('K1'),
       { incident: claimLine('x').incident },
       { key: '', incident: claimLine('x').incident },
+      { key: 7, incident: claimLine('x').incident },
       claimLine('K1'),
       { key: 'K5', incident: null },
       { key: 'K6', incident: 'text' },
@@ -35,13 +36,14 @@ describe('validateClaims: what each line must be', () => {
     expect(problems).toEqual([
       { line: 2, key: undefined, path: 'key', message: needsKey },
       { line: 3, key: undefined, path: 'key', message: needsKey },
-      { line: 4, key: 'K1', path: 'key', message: 'the same key is on line 1' },
-      { line: 5, key: 'K5', path: 'incident', message: 'needs an incident object' },
-      { line: 6, key: 'K6', path: 'incident', message: 'needs an incident object' },
-      { line: 7, key: undefined, path: 'key', message: needsKey },
-      { line: 7, key: undefined, path: 'incident', message: 'needs an incident object' },
+      { line: 4, key: undefined, path: 'key', message: needsKey },
+      { line: 5, key: 'K1', path: 'key', message: 'the same key is on line 1' },
+      { line: 6, key: 'K5', path: 'incident', message: 'needs an incident object' },
+      { line: 7, key: 'K6', path: 'incident', message: 'needs an incident object' },
       { line: 8, key: undefined, path: 'key', message: needsKey },
       { line: 8, key: undefined, path: 'incident', message: 'needs an incident object' },
+      { line: 9, key: undefined, path: 'key', message: needsKey },
+      { line: 9, key: undefined, path: 'incident', message: 'needs an incident object' },
     ]);
   });
 
@@ -235,6 +237,87 @@ describe('validateClaims: { file } attachments', () => {
     expect(problems).toEqual([]);
     expect(claims[0]?.filesResolved?.attachments).toEqual([
       { file: { filename: 'a.txt', path: join(real, 'a.txt') } },
+    ]);
+  });
+});
+
+describe('validateClaims: what a bad line does not cause', () => {
+  it('a line with a problem, or no key, is not looked up: its form is not asked for', async () => {
+    const queries: unknown[] = [];
+    const { claims, problems } = await validateClaims(
+      clientWith(async (query) => {
+        queries.push(query);
+        return [causeOfLoss];
+      }),
+      [
+        claimLine('K1', { programmeCode: 'P1', policyCountry: 'Britain', ...ext('Fire') }),
+        { incident: claimLine('x', { programmeCode: 'P2', ...ext('Fire') }).incident },
+        claimLine('K3', { programmeCode: 'P3', attachments: [null] }),
+      ],
+    );
+    expect(queries).toEqual([]);
+    expect(claims).toEqual([]);
+    expect(problems.map((p) => [p.line, p.path])).toEqual([
+      [1, 'incident.policyCountry'],
+      [2, 'key'],
+      [3, expect.stringMatching(/^incident\.attachments/)],
+    ]);
+  });
+
+  it("problems in line order, the form's among the others; a required field missing is the list's problem", async () => {
+    const { problems } = await validateClaims(
+      clientWith(async () => [causeOfLoss, policeReference]),
+      [
+        claimLine('K1', ext('Lava')),
+        claimLine('K2', { policyCountry: 'Britain' }),
+        claimLine('K3', { extendedFields: [{ identifier: 'claim_form:Police_Ref', value: 'AB12' }] }),
+      ],
+    );
+    expect(problems.map((p) => [p.line, p.path])).toEqual([
+      [1, 'incident.extendedFields[0]'],
+      [2, 'incident.policyCountry'],
+      [3, 'incident.extendedFields'],
+    ]);
+  });
+});
+
+describe('validateClaims: the files root, at its edges', () => {
+  it("the root's parent and a path up and out of it are outside; other attachments are kept as they are", async () => {
+    const root = join(dir, 'edges');
+    mkdirSync(root);
+    writeFileSync(join(dir, 'beside.txt'), 'x');
+    writeFileSync(join(root, 'in.txt'), 'x');
+    const id = { attachmentId: '3f2c1b0a-9d8e-4f7a-8b6c-5d4e3f2a1b00' };
+    const { claims, problems } = await validateClaims(
+      clientWith(),
+      [
+        claimLine('K1', { attachments: [{ file: '..' }] }),
+        claimLine('K2', { attachments: [{ file: '../beside.txt' }] }),
+        claimLine('K3', { attachments: [id, { file: 'in.txt' }] }),
+      ],
+      { filesRoot: root },
+    );
+    const outside = (given: string) =>
+      `"${given}" is outside the folder files are read from ("${root}"); name another with --files-root`;
+    expect(problems.map((p) => [p.line, p.message])).toEqual([
+      [1, outside('..')],
+      [2, outside('../beside.txt')],
+    ]);
+    expect(claims[0]?.filesResolved?.attachments).toEqual([
+      id,
+      { file: { filename: 'in.txt', path: join(root, 'in.txt') } },
+    ]);
+  });
+
+  it('a files root that does not exist: a path elsewhere is outside it, named as given', async () => {
+    writeFileSync(join(dir, 'elsewhere.txt'), 'x');
+    const { problems } = await validateClaims(
+      clientWith(),
+      [claimLine('K1', { attachments: [{ file: join(dir, 'elsewhere.txt') }] })],
+      { filesRoot: join(dir, 'not-there') },
+    );
+    expect(problems.map((p) => p.message)).toEqual([
+      `"${join(dir, 'elsewhere.txt')}" is outside the folder files are read from ("${join(dir, 'not-there')}"); name another with --files-root`,
     ]);
   });
 });

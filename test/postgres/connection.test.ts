@@ -50,6 +50,8 @@ describe('displayUrl', () => {
     );
     expect(displayUrl('postgresql://claims:pw@db/claims')).toBe('postgresql://claims@db/claims');
     expect(displayUrl('postgres://claims@db/claims')).toBe('postgres://claims@db/claims');
+    expect(displayUrl('postgres://claims:@db/claims')).toBe('postgres://claims@db/claims');
+    expect(displayUrl('postgres://:pw@db/claims')).toBe('postgres://db/claims');
     expect(displayUrl('host=db password=hunter2')).toBe('(a connection string)');
   });
 });
