@@ -94,7 +94,7 @@ export async function requestToken(request: TokenRequest): Promise<IssuedToken> 
   }
 
   const body = parseJson(text);
-  if (response.status < 200 || response.status > 299) {
+  if (!response.ok) {
     const error = stringField(body, 'error');
     const description = stringField(body, 'error_description');
     const safeDescription = description === undefined ? undefined : clip(redact(description));
@@ -172,15 +172,15 @@ async function readCapped(response: Response, max: number): Promise<string> {
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-    // Stryker disable next-line BlockStatement: an empty catch returns undefined as well
+    value = JSON.parse(text);
   } catch {
-    return undefined;
+    // Not JSON: no object.
   }
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function stringField(body: Record<string, unknown> | undefined, name: string): string | undefined {

@@ -56,6 +56,7 @@ describe('clientCredentials options, refused word for word', () => {
     for (const tokenUrl of [
       'http://auth.example.com/t',
       'http://127.0.0.2/t',
+      'ftp://localhost/t',
       'https://user@auth.example.com/t',
       'https://:pw@auth.example.com/t',
       'not a url',

@@ -191,7 +191,7 @@ describe('expires_in', () => {
   });
 
   it('anything else is no lifetime: used until refused', async () => {
-    for (const value of ['60s', '1e3', ' 60', '', true, null, { s: 60 }]) {
+    for (const value of ['60s', '1e3', ' 60', '', true, null, { s: 60 }, [60]]) {
       expect(await requestsOver(value, 10 * 365 * 86_400_000), String(value)).toBe(1);
     }
   });
