@@ -92,11 +92,8 @@ export async function* fileClaims(
   let run: BatchRun | undefined;
   let ended = false;
   try {
-    const { filesRoot, filesRelativeTo } = options;
-    const { claims: valid, problems } = await validateClaims(client, claims, {
-      ...(filesRoot === undefined ? {} : { filesRoot }),
-      ...(filesRelativeTo === undefined ? {} : { filesRelativeTo }),
-    });
+    // It reads filesRoot and filesRelativeTo of them.
+    const { claims: valid, problems } = await validateClaims(client, claims, options);
     if (problems.length > 0) throw new BatchInputError(problems);
     run = new BatchRun(client, journal, valid, {
       concurrency: Math.max(1, Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY)),
