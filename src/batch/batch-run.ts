@@ -24,6 +24,7 @@ import {
   postClaim,
   recordOfFailure,
   refusesEveryClaim,
+  tokenProviderFailure,
 } from './send-claim.js';
 import type { ValidClaim } from './validate-claims.js';
 
@@ -238,18 +239,23 @@ export class BatchRun {
         if (requestId !== undefined) record.requestId = requestId;
       } catch (error) {
         if (error instanceof ClaimsApiError) this.#answers++;
-        const connection = isConnectionFailure(error);
+        const token = tokenProviderFailure(error);
+        // A token endpoint out of reach is waited for as the API's own would be.
+        const connection = isConnectionFailure(error) || token === 'passing';
         if (connection) answersAtFirstFailure ??= this.#answers;
-        if (isResendable(error) && retry < this.options.maxRetries) {
+        if ((isResendable(error) || token === 'passing') && retry < this.options.maxRetries) {
           this.#progress.inFlight--;
           this.#gate.pause(pauseFor(error, retry));
           lastError = error;
           continue;
         }
-        if (connection && answersAtFirstFailure === this.#answers) this.#unreachable(claim, retry + 1, error);
+        if (connection && answersAtFirstFailure === this.#answers) {
+          this.#unreachable(claim, retry + 1, error, token === 'passing');
+        }
         if (refusesEveryClaim(error)) this.#callerRefused(error);
+        if (token === 'lasting') this.#tokenRefused(error);
         record = recordOfFailure(error, base());
-        if (isCallerRefusal(error)) note = 'caller_refused';
+        if (isCallerRefusal(error) || token !== undefined) note = 'caller_refused';
       }
       this.#progress.inFlight--;
       // The worker takes its next claim at once; this one is reported once its record is durable,
@@ -265,11 +271,27 @@ export class BatchRun {
    * from the API meanwhile: the API cannot be reached, and every other claim would spend the
    * same back-off to find it out. The batch stops.
    */
-  #unreachable(claim: ValidClaim, attempts: number, error: unknown): void {
+  #unreachable(claim: ValidClaim, attempts: number, error: unknown, tokenEndpoint: boolean): void {
+    const what = tokenEndpoint
+      ? `The token endpoint gave no token: ${attempts} attempt(s) to send key ${echo(claim.key)} got none`
+      : `The API could not be reached: ${attempts} attempt(s) to send key ${echo(claim.key)} failed to connect`;
     this.#stopBatch(
       'unreachable',
-      `The API could not be reached: ${attempts} attempt(s) to send key ${echo(claim.key)} failed to connect ` +
-        `(${bounded(errorMessage(error), MAX_ERROR)}), and no claim got an answer from the API meanwhile`,
+      `${what} (${bounded(errorMessage(error), MAX_ERROR)}), and no claim got an answer from the API meanwhile`,
+      error,
+    );
+  }
+
+  /**
+   * The token provider failed in a way that waiting does not mend (the token endpoint refused
+   * the credentials, a provider of yours threw): no claim can be sent, so the batch stops at
+   * once, as after a 401 that persists. Nothing was sent; every key stays sendable.
+   */
+  #tokenRefused(error: unknown): void {
+    this.#stopBatch(
+      'caller_refused',
+      `No claim can be sent: ${bounded(errorMessage(error), MAX_ERROR)}; fix the credentials or the token ` +
+        'provider and run the batch again (nothing refused so was sent or recorded as rejected)',
       error,
     );
   }

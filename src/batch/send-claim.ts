@@ -1,3 +1,5 @@
+import { TokenRequestError } from '../auth/errors.js';
+import { isTokenProviderFailure } from '../call-errors.js';
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { ClaimsApiError, ClaimsConnectionError, RateLimitError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
@@ -50,6 +52,30 @@ export function isCallerRefusal(error: unknown): error is ClaimsApiError {
 /** Whether the refusal says the caller is not allowed (401, 403): every other claim would get it too. */
 export function refusesEveryClaim(error: unknown): error is ClaimsApiError {
   return error instanceof ClaimsApiError && (error.status === 401 || error.status === 403);
+}
+
+/**
+ * A POST that never left because the token provider gave no token, by whether waiting can
+ * mend it:
+ * - `'passing'`: the SDK's own provider could not reach its token endpoint (no connection, a
+ *   timeout) or was told to come back later (408, 429, 5xx): the batch waits and tries again,
+ *   as after a connection that could not be opened;
+ * - `'lasting'`: the token endpoint refused the credentials (`invalid_client`,
+ *   `invalid_grant`, `invalid_scope`, ...: any other 4xx), answered something that is no
+ *   token, or a provider of yours threw or gave no usable token (the SDK cannot tell whether
+ *   yours mends by itself: make it retry inside if it can): every other claim would fail the
+ *   same, so the batch stops at once (`caller_refused`).
+ * `undefined` when the failure is not the token provider's.
+ */
+export function tokenProviderFailure(error: unknown): 'passing' | 'lasting' | undefined {
+  if (!isTokenProviderFailure(error)) return undefined;
+  const cause = error.cause;
+  if (!(cause instanceof TokenRequestError)) return 'lasting';
+  if (cause.failure === 'connection' || cause.failure === 'timeout') return 'passing';
+  const status = cause.status ?? 0;
+  return cause.failure === 'error_response' && (status === 408 || status === 429 || status >= 500)
+    ? 'passing'
+    : 'lasting';
 }
 
 /** The longest `error` text a record keeps, in characters. */
