@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
-import { ClaimsApiError } from '../errors.js';
+import { ClaimsApiError, RateLimitError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
 import { resolveAttachmentRefs } from '../resources/attachment-refs.js';
 import { backoffDelay, parseRetryAfter } from '../retry.js';
@@ -209,6 +209,7 @@ export class BatchRun {
         return this.#record(claim, record, 'upload_failed', false);
       }
     }
+    this.#readSharedPause();
     if (!this.#gate.isOpen(signal) && !(await this.#gate.ready(signal))) return this.#notTaken(claim);
     if (!(await this.#begin(claim, hash))) return;
     let lastError: unknown;
@@ -216,7 +217,8 @@ export class BatchRun {
     let note: ClaimNote = 'sent';
     for (let retry = 0; ; retry++) {
       // Checked again right before the POST: a pause set while this claim's `sending` record
-      // was being synced holds it too.
+      // was being synced holds it too, and so does one another run set (read with that record).
+      this.#readSharedPause();
       if (!this.#gate.isOpen(signal) && !(await this.#gate.ready(signal))) {
         // Stopped before sending (again): nothing of this attempt reached the server, and any
         // earlier attempt was provably not processed (a 429 or no connection).
@@ -245,9 +247,18 @@ export class BatchRun {
         if (connection) answersAtFirstFailure ??= this.#answers;
         if ((isResendable(error) || token === 'passing') && retry < this.options.maxRetries) {
           this.#progress.inFlight--;
-          this.#gate.pause(pauseFor(error, retry));
+          const ms = pauseFor(error, retry);
+          this.#gate.pause(ms);
+          if (error instanceof RateLimitError) this.#pauseAll(ms);
           lastError = error;
           continue;
+        }
+        // Told to wait, and not sent again (a 503, a 429 after the last retry): the other
+        // claims, and every run sharing the journal, wait all the same.
+        const asked = askedToWait(error);
+        if (asked !== undefined) {
+          this.#gate.pause(asked);
+          this.#pauseAll(asked);
         }
         if (connection && answersAtFirstFailure === this.#answers) {
           this.#unreachable(claim, retry + 1, error, token === 'passing');
@@ -264,6 +275,27 @@ export class BatchRun {
       this.#record(claim, record, note, true).then(() => this.#recorded());
       return;
     }
+  }
+
+  /**
+   * The API told this run to wait: every run sharing the journal waits too (a store with a
+   * shared back-off). Not awaited: this run waits anyway, and a store that cannot keep it
+   * (its failure ignored) must not stop the batch.
+   */
+  #pauseAll(ms: number): void {
+    const store = this.journal.store;
+    if (!store.pauseAll || this.journal.readOnly) return;
+    try {
+      store.pauseAll(ms).catch(() => undefined);
+    } catch {
+      // A store of yours that throws instead of rejecting: ignored too.
+    }
+  }
+
+  /** Takes on the back-off another run sharing the journal set, as the store last read it. */
+  #readSharedPause(): void {
+    const until = this.journal.store.pausedUntil?.();
+    if (typeof until === 'number' && until > Date.now()) this.#gate.pauseUntil(until);
   }
 
   /**
@@ -442,8 +474,13 @@ function hasFileRefs(incident: IncidentCreate): boolean {
 }
 
 function pauseFor(error: unknown, retry: number): number {
+  return askedToWait(error) ?? backoffDelay(retry);
+}
+
+/** The wait an answer asked for (`Retry-After`), at most {@link MAX_PAUSE_MS}. */
+function askedToWait(error: unknown): number | undefined {
   const asked = error instanceof ClaimsApiError ? parseRetryAfter(error.headers) : undefined;
-  return Math.min(asked ?? backoffDelay(retry), MAX_PAUSE_MS);
+  return asked === undefined ? undefined : Math.min(asked, MAX_PAUSE_MS);
 }
 
 const REPORTED: Record<JournalState, ClaimState> = {
