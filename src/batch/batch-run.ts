@@ -1,9 +1,16 @@
 import { realpath } from 'node:fs/promises';
+import {
+  type Attempt,
+  attemptOfError,
+  type CallLimits,
+  type CallState,
+  nextStep,
+  parseRetryAfter,
+} from '../call-policy.js';
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { ClaimsApiError, RateLimitError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
 import { resolveAttachmentRefs } from '../resources/attachment-refs.js';
-import { backoffDelay, parseRetryAfter } from '../retry.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
 import { bodyHash } from './body-hash.js';
 import { Channel } from './channel.js';
@@ -19,7 +26,6 @@ import type { BatchProgress, ClaimNote, ClaimResult, ClaimState } from './result
 import {
   isCallerRefusal,
   isConnectionFailure,
-  isResendable,
   MAX_RECORD_ERROR as MAX_ERROR,
   postClaim,
   recordOfFailure,
@@ -28,8 +34,32 @@ import {
 } from './send-claim.js';
 import type { ValidClaim } from './validate-claims.js';
 
-/** The longest pause a `Retry-After` can impose on a batch. */
+/**
+ * The longest pause a `Retry-After` can impose on a batch: 10 minutes. A batch runs unattended
+ * for hours, so it waits where a caller of the client (60 s, then it fails) would not; longer
+ * than this, an operator should know, and the wait asked is cut to it (`wait_max`) rather than
+ * fail the claim.
+ */
 const MAX_PAUSE_MS = 10 * 60_000;
+
+/**
+ * Where a claim's POST stands before its first attempt, for the call policy:
+ * - `replayable`: the body is JSON in memory, sent again whole;
+ * - `freshResendUsed`, `newTokenUsed`: true, since the client already made those resends inside
+ *   the one call (`postClaim` sends with `maxRetries: 0`, which leaves them to the transport),
+ *   so the batch never makes them again;
+ * - `tokenProvider`: false, for the same reason: a 401 here already had its new token;
+ * - `earlierMayHaveActed`: false: the batch resends only what the policy proves unprocessed.
+ */
+const FIRST_ATTEMPT: CallState = {
+  method: 'POST',
+  retries: 0,
+  replayable: true,
+  freshResendUsed: true,
+  newTokenUsed: true,
+  tokenProvider: false,
+  earlierMayHaveActed: false,
+};
 /** How often a shared store's refusal to `claim` a key is decided on again before it counts as taken elsewhere. */
 const CLAIM_ROUNDS = 3;
 
@@ -76,6 +106,13 @@ export class BatchRun {
   readonly #grace = graceAfter(this.#interrupt.signal);
   /** The store already failed to answer within the grace: it is not waited for again. */
   #gaveUp = false;
+  /**
+   * The batch's limits for the call policy: `maxRetries` resends of a claim proven unprocessed
+   * (the caller's option: each pauses the whole batch); a `Retry-After` honoured up to
+   * {@link MAX_PAUSE_MS}, and a longer one waited for that long (`wait_max`), not failed: an
+   * unattended batch would rather wait than leave a claim for the next run.
+   */
+  readonly #limits: CallLimits;
 
   constructor(
     private readonly client: ClaimsClient,
@@ -83,6 +120,7 @@ export class BatchRun {
     private readonly claims: ValidClaim[],
     private readonly options: RunOptions,
   ) {
+    this.#limits = { maxRetries: options.maxRetries, maxRetryAfterMs: MAX_PAUSE_MS, longerWait: 'wait_max' };
     this.#progress = {
       done: 0,
       total: claims.length,
@@ -215,7 +253,8 @@ export class BatchRun {
     let lastError: unknown;
     let answersAtFirstFailure: number | undefined;
     let note: ClaimNote = 'sent';
-    for (let retry = 0; ; retry++) {
+    let call: CallState = { ...FIRST_ATTEMPT };
+    for (;;) {
       // Checked again right before the POST: a pause set while this claim's `sending` record
       // was being synced holds it too, and so does one another run set (read with that record).
       this.#readSharedPause();
@@ -245,11 +284,17 @@ export class BatchRun {
         // A token endpoint out of reach is waited for as the API's own would be.
         const connection = isConnectionFailure(error) || token === 'passing';
         if (connection) answersAtFirstFailure ??= this.#answers;
-        if ((isResendable(error) || token === 'passing') && retry < this.options.maxRetries) {
+        // The one call policy decides whether this claim is sent again, and after how long. A
+        // token endpoint out of reach is, for it, a connection that could not be opened.
+        const attempt: Attempt =
+          token === 'passing' ? { kind: 'failure', sent: 'not_connected' } : attemptOfError(error);
+        const step = nextStep(attempt, call, this.#limits);
+        if (step.next === 'retry') {
           this.#progress.inFlight--;
-          const ms = pauseFor(error, retry);
-          this.#gate.pause(ms);
-          if (error instanceof RateLimitError) this.#pauseAll(ms);
+          this.#gate.pause(step.delayMs);
+          // Only the API's own asking is shared: a connection that fails may be this machine's.
+          if (error instanceof RateLimitError) this.#pauseAll(step.delayMs);
+          call = step.state;
           lastError = error;
           continue;
         }
@@ -260,8 +305,13 @@ export class BatchRun {
           this.#gate.pause(asked);
           this.#pauseAll(asked);
         }
-        if (connection && answersAtFirstFailure === this.#answers) {
-          this.#unreachable(claim, retry + 1, error, token === 'passing');
+        // Unreachable only once every attempt allowed failed to connect, none answered meanwhile.
+        if (
+          connection &&
+          answersAtFirstFailure === this.#answers &&
+          call.retries >= this.options.maxRetries
+        ) {
+          this.#unreachable(claim, call.retries + 1, error, token === 'passing');
         }
         if (refusesEveryClaim(error)) this.#callerRefused(error);
         if (token === 'lasting') this.#tokenRefused(error);
@@ -471,10 +521,6 @@ async function checkStillResolved(refs: IncidentCreate['attachments']): Promise<
 
 function hasFileRefs(incident: IncidentCreate): boolean {
   return incident.attachments?.some((ref) => ref.file !== undefined) ?? false;
-}
-
-function pauseFor(error: unknown, retry: number): number {
-  return askedToWait(error) ?? backoffDelay(retry);
 }
 
 /** The wait an answer asked for (`Retry-After`), at most {@link MAX_PAUSE_MS}. */

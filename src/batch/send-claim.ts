@@ -1,7 +1,7 @@
 import { TokenRequestError } from '../auth/errors.js';
 import { isTokenProviderFailure } from '../call-errors.js';
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
-import { ClaimsApiError, ClaimsConnectionError, RateLimitError } from '../errors.js';
+import { ClaimsApiError, ClaimsConnectionError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
 import { outcomeOf } from '../outcome.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
@@ -10,7 +10,7 @@ import type { JournalRecord } from './record.js';
 
 /**
  * Sends one claim, once: no retry inside the SDK, so that the batch runner sees every 429 and
- * can slow the whole batch, and so that the only network call is the POST itself (extended
+ * can slow the whole batch (it asks the call policy, `nextStep`, whether to send again), and so that the only network call is the POST itself (extended
  * fields were checked, and `{ file }` references uploaded, before the `sending` record).
  */
 export async function postClaim(
@@ -21,14 +21,6 @@ export async function postClaim(
     .create(incident, { maxRetries: 0, checkExtendedFields: false })
     .withResponse();
   return { incidentId: data.incidentId, requestId };
-}
-
-/**
- * Whether a failed POST provably did not reach the server and may be sent again now: a 429,
- * or a connection that could not be opened.
- */
-export function isResendable(error: unknown): boolean {
-  return error instanceof RateLimitError || isConnectionFailure(error);
 }
 
 /** A connection that could not be opened (refused, DNS, TLS, connect timeout): nothing was sent. */

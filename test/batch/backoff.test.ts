@@ -79,3 +79,64 @@ describe('a wait the API asks for holds the whole batch', () => {
     expect(store.pausedUntil()).toBeGreaterThanOrEqual(toldAt + WAIT_MS);
   });
 });
+
+describe('the call policy decides which claims are sent again', () => {
+  /** A client whose every POST fails as `attempt` says, counting the attempts. */
+  async function failingClient(attempt: import('../../src/call-policy.js').Attempt) {
+    const { recordAttempt } = await import('../../src/call-policy.js');
+    const { ClaimsConnectionError } = await import('../../src/errors.js');
+    const posts: string[] = [];
+    const client = {
+      incidents: {
+        create: (incident: { description: string }) => ({
+          withResponse: () => {
+            posts.push(incident.description);
+            return Promise.reject(
+              recordAttempt(new ClaimsConnectionError('write EPIPE', { outcome: 'not_sent' }), attempt),
+            );
+          },
+        }),
+      },
+    } as unknown as ClaimsClient;
+    return { client, posts };
+  }
+
+  it('a POST proven unwritten is not sent again in this run: not_sent, and the batch goes on', async () => {
+    const { client, posts } = await failingClient({ kind: 'failure', sent: 'not_written' });
+    const results: ClaimResult[] = [];
+    for await (const r of fileClaims(client, ['A', 'B', 'C'].map((k) => claimLine(k)), {
+      journal: join(dir, 'j.journal'),
+      concurrency: 1,
+      maxRetries: 3,
+    }))
+      results.push(r);
+    expect(posts).toEqual(['A', 'B', 'C']);
+    expect(results.map((r) => [r.key, r.state, r.note])).toEqual([
+      ['A', 'not_sent', 'sent'],
+      ['B', 'not_sent', 'sent'],
+      ['C', 'not_sent', 'sent'],
+    ]);
+  });
+
+  it('a connection never opened is sent again up to maxRetries, then the batch stops as unreachable', async () => {
+    const { client, posts } = await failingClient({ kind: 'failure', sent: 'not_connected' });
+    const results: ClaimResult[] = [];
+    let stopped: unknown;
+    try {
+      for await (const r of fileClaims(client, ['A', 'B'].map((k) => claimLine(k)), {
+        journal: join(dir, 'j.journal'),
+        concurrency: 1,
+        maxRetries: 1,
+      }))
+        results.push(r);
+    } catch (error) {
+      stopped = error;
+    }
+    expect(posts).toEqual(['A', 'A']);
+    expect(stopped).toMatchObject({ reason: 'unreachable' });
+    expect(results.map((r) => [r.key, r.state, r.note])).toEqual([
+      ['A', 'not_sent', 'sent'],
+      ['B', 'not_sent', 'stopped'],
+    ]);
+  });
+});
