@@ -104,11 +104,15 @@ describe('the call policy decides which claims are sent again', () => {
   it('a POST proven unwritten is not sent again in this run: not_sent, and the batch goes on', async () => {
     const { client, posts } = await failingClient({ kind: 'failure', sent: 'not_written' });
     const results: ClaimResult[] = [];
-    for await (const r of fileClaims(client, ['A', 'B', 'C'].map((k) => claimLine(k)), {
-      journal: join(dir, 'j.journal'),
-      concurrency: 1,
-      maxRetries: 3,
-    }))
+    for await (const r of fileClaims(
+      client,
+      ['A', 'B', 'C'].map((k) => claimLine(k)),
+      {
+        journal: join(dir, 'j.journal'),
+        concurrency: 1,
+        maxRetries: 3,
+      },
+    ))
       results.push(r);
     expect(posts).toEqual(['A', 'B', 'C']);
     expect(results.map((r) => [r.key, r.state, r.note])).toEqual([
@@ -123,11 +127,15 @@ describe('the call policy decides which claims are sent again', () => {
     const results: ClaimResult[] = [];
     let stopped: unknown;
     try {
-      for await (const r of fileClaims(client, ['A', 'B'].map((k) => claimLine(k)), {
-        journal: join(dir, 'j.journal'),
-        concurrency: 1,
-        maxRetries: 1,
-      }))
+      for await (const r of fileClaims(
+        client,
+        ['A', 'B'].map((k) => claimLine(k)),
+        {
+          journal: join(dir, 'j.journal'),
+          concurrency: 1,
+          maxRetries: 1,
+        },
+      ))
         results.push(r);
     } catch (error) {
       stopped = error;
