@@ -64,10 +64,9 @@ export function tokenProviderFailure(error: unknown): 'passing' | 'lasting' | un
   const cause = error.cause;
   if (!(cause instanceof TokenRequestError)) return 'lasting';
   if (cause.failure === 'connection' || cause.failure === 'timeout') return 'passing';
+  // An `invalid_response` carries a 2xx status: it reads as lasting here too.
   const status = cause.status ?? 0;
-  return cause.failure === 'error_response' && (status === 408 || status === 429 || status >= 500)
-    ? 'passing'
-    : 'lasting';
+  return status === 408 || status === 429 || status >= 500 ? 'passing' : 'lasting';
 }
 
 /** The longest `error` text a record keeps, in characters. */
