@@ -68,7 +68,7 @@ describe('ClaimsClient options', () => {
  * option is left out: `timeoutMs` 30 s, `deadlineMs` 10 minutes, `maxRetries` 2,
  * `metadataCacheTtlMs` 10 minutes. Fake timers (and a fake clock) stand for the minutes.
  */
-describe('defaults', () => {
+describe('each default, as a call shows it', () => {
   // The schemas are imported on the first call: done here, with real timers, so the fake ones
   // below measure only the call.
   beforeAll(async () => {

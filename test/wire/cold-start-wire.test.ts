@@ -164,7 +164,7 @@ describe('choices and the busy window', () => {
     vi.useRealTimers();
   });
 
-  describe('the cold-start wire (pinned)', () => {
+  describe('the cold-start wire', () => {
     it("with the 'http' choice, JSON calls stay on node:http however busy the client, and undici is never loaded for them", async () => {
       const { log, call, loads } = setUp('http');
       for (let i = 0; i < 200; i++) await call(i % 2 ? '{"a":1}' : undefined);

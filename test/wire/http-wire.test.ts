@@ -146,41 +146,6 @@ describe('the promises of the node:http wire', () => {
       expect(signal.listeners).toBe(0);
     });
 
-    it('an abort while waiting for the answer: the AbortError at once (not a timeout), no listener left', async () => {
-      const server = await local(() => undefined);
-      const signal = new CountingSignal();
-      const pending = httpWire(ownHttpAgent(undefined))(request(server.origin, signal, { timeoutMs: 5_000 }));
-      while (server.seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-      const reason = new Error('caller gave up');
-      signal.abort(reason);
-      const { error, ms } = await rejection(pending);
-      expect(error).toMatchObject({ name: 'AbortError', kind: 'stopped' });
-      expect(error.cause).toBe(reason);
-      expect(ms).toBeLessThan(1_000);
-      expect(signal.listeners).toBe(0);
-    });
-
-    it('an abort after the head, the body never read: the listener does not stay on the signal', async () => {
-      const server = await local((_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"ok":');
-      });
-      const signal = new CountingSignal();
-      await httpWire(ownHttpAgent(undefined))(request(server.origin, signal, { timeoutMs: 5_000 }));
-      expect(signal.listeners).toBe(1);
-      signal.abort(new Error('caller gave up'));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(signal.listeners).toBe(0);
-    });
-
-    it('a call read to its end leaves no listener on the signal', async () => {
-      const server = await local(ok);
-      const signal = new CountingSignal();
-      const response = await httpWire(ownHttpAgent(undefined))(request(server.origin, signal));
-      expect(await response.text(1_000)).toEqual({ text: '{"ok":true}', truncated: false });
-      expect(signal.listeners).toBe(0);
-    });
-
     /** What a `timeoutMs` stall ends with, on every phase: the wire's own message and cause. */
     function expectNoProgress(error: Error, ms: number): void {
       expect(error).toMatchObject({ name: 'ClaimsTimeoutError', sent: 'maybe' });
