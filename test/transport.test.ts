@@ -22,7 +22,6 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from '../src/index.js';
-import { CallSignal } from '../src/internal/call-signal.js';
 import { type StreamBody, Transport } from '../src/transport.js';
 import { VERSION } from '../src/version.js';
 import type { Wire } from '../src/wire/types.js';
@@ -35,6 +34,7 @@ import {
   WIRES,
 } from './faults/fault-server.js';
 import { event, incident } from './helpers/fixtures.js';
+import { capturePauses } from './helpers/pauses.js';
 import { json, type Recorded, useRecordingServer } from './helpers/recording-server.js';
 
 const TOKEN = 'tok_live_transport_5ecr3t';
@@ -44,20 +44,6 @@ const server = useRecordingServer();
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/**
- * Captures the pause before each retry, as the call asked for it, and waits 0 ms instead: the
- * delays are checked exactly, and no test waits on (or races) the wall clock.
- */
-function capturePauses(): number[] {
-  const pauses: number[] = [];
-  const sleep = CallSignal.prototype.sleep;
-  vi.spyOn(CallSignal.prototype, 'sleep').mockImplementation(function (this: CallSignal, ms: number) {
-    pauses.push(ms);
-    return sleep.call(this, 0);
-  });
-  return pauses;
-}
 
 function client(options: Partial<ClaimsClientOptions> = {}): ClaimsClient {
   return new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN, ...options });
