@@ -208,7 +208,6 @@ describe('the signal and stalls', () => {
         `Request timed out: no progress for 300 ms${timeoutCode ? ' (UND_ERR_HEADERS_TIMEOUT)' : ''}`,
       );
       expect(ms).toBeGreaterThanOrEqual(280);
-      expect(ms).toBeLessThan(3_000);
     });
 
     it('a body that stops after the head: the reader fails with a timeout naming timeoutMs', async () => {
@@ -220,7 +219,6 @@ describe('the signal and stalls', () => {
         `Request timed out: no progress for 300 ms${timeoutCode ? ' (UND_ERR_BODY_TIMEOUT)' : ''}`,
       );
       expect(ms).toBeGreaterThanOrEqual(280);
-      expect(ms).toBeLessThan(3_000);
     });
 
     it('a slow body whose chunks come within timeoutMs of each other is read whole', async () => {
