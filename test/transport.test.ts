@@ -91,29 +91,11 @@ describe('token provider', () => {
     expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer t1', 'Bearer t2']);
   });
 
-  it('after a 401 is asked once more and the request (even a POST) is sent once more', async () => {
-    let calls = 0;
-    server.handle((r, res) =>
-      r.headers.authorization === 'Bearer fresh'
-        ? json(res, 201, { incidentId: 'I-9' })
-        : json(res, 401, { message: 'token expired' }),
-    );
-    const c = client({ accessToken: async () => (++calls === 1 ? 'stale' : 'fresh') });
-    await expect(c.incidents.create(incident)).resolves.toEqual({ incidentId: 'I-9' });
-    expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer stale', 'Bearer fresh']);
-  });
-
   it('gives up with AuthenticationError after the second 401', async () => {
     server.handle((_r, res) => json(res, 401, { message: 'no' }));
     const c = client({ accessToken: () => 'always-bad' });
     await expect(c.subscriptions.list(1)).rejects.toBeInstanceOf(AuthenticationError);
     expect(server.requests).toHaveLength(2);
-  });
-
-  it('does not repeat a 401 for a static token', async () => {
-    server.handle((_r, res) => json(res, 401, { message: 'no' }));
-    await expect(client().subscriptions.list(1)).rejects.toBeInstanceOf(AuthenticationError);
-    expect(server.requests).toHaveLength(1);
   });
 
   it('wraps a failing provider in a ClaimsError and sends nothing', async () => {
@@ -360,14 +342,6 @@ describe('network failures', () => {
 });
 
 describe('abort', () => {
-  it('rejects with the platform AbortError and sends nothing when already aborted', async () => {
-    const error = await client()
-      .subscriptions.list(1, { signal: AbortSignal.abort() })
-      .catch((e: unknown) => e);
-    expect((error as Error).name).toBe('AbortError');
-    expect(server.requests).toHaveLength(0);
-  });
-
   it('aborts an attempt in flight and does not retry it', async () => {
     const controller = new AbortController();
     // Abort once the server has the request, and never answer it.
@@ -518,30 +492,6 @@ describe('guards found in review', () => {
     expect(error.status).toBe(308);
     expect(error.headers.location).toBe(`${server.url}/elsewhere`);
     expect(server.requests.map((r) => r.path)).toEqual(['/webhooks/1']);
-  });
-
-  it('a fetch that writes to its init headers does not change later requests', async () => {
-    server.handle((_r, res) => json(res, 200, []));
-    let first = true;
-    const c = client({
-      fetch: (url: string, init: RequestInit) => {
-        if (first) (init.headers as Record<string, string>)['x-once'] = '1';
-        first = false;
-        return globalThis.fetch(url, init);
-      },
-    });
-    await c.subscriptions.list(1);
-    await c.subscriptions.list(1);
-    expect(server.requests.map((r) => r.headers['x-once'])).toEqual(['1', undefined]);
-  });
-
-  it('a body JSON cannot carry is a ClaimsValidationError, and nothing is sent', async () => {
-    const error = await client()
-      .events.create('I-1', { ...event, extra: 1n } as typeof event)
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ClaimsValidationError);
-    expect((error as Error).message).toMatch(/cannot be sent as JSON.*BigInt/);
-    expect(server.requests).toHaveLength(0);
   });
 });
 
@@ -765,7 +715,7 @@ describe('a token function', () => {
     it('with a static token a 401 is not re-sent', async () => {
       server.handle((_r, res) => json(res, 401, {}));
       const c = new ClaimsClient({ baseUrl: server.url, accessToken: 'static', ...options });
-      await expect(c.incidents.create(incident)).rejects.toBeInstanceOf(ClaimsApiError);
+      await expect(c.incidents.create(incident)).rejects.toBeInstanceOf(AuthenticationError);
       expect(server.requests).toHaveLength(1);
     });
   });
@@ -1075,6 +1025,8 @@ describe('decisions a caller sees', () => {
         const error = await makeClient(server.url)
           .events.create('I-1', { ...event, extra: 1n } as typeof event)
           .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ClaimsValidationError);
+        expect((error as Error).message).toMatch(/cannot be sent as JSON.*BigInt/);
         expect((error as ClaimsValidationError).issues).toEqual([
           { path: '', message: 'cannot be sent as JSON: Do not know how to serialize a BigInt' },
         ]);
