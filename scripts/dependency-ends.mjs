@@ -5,7 +5,7 @@
 // Prints the exact versions it used; --update-docs also writes them into docs/development.md.
 //
 //   node scripts/dependency-ends.mjs [--update-docs]     (after npm run build and npm run ecosystem)
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -48,7 +48,11 @@ function newestCachedNode() {
   return found[0];
 }
 
-/** Runs the smoke test with these versions on this Node binary; resolves to its exit code. */
+/**
+ * Runs the smoke test with these versions on this Node binary; resolves to its exit code. Both
+ * ends run at once (each in its own temp project: mostly npm installs and child processes, so
+ * together they take little more than one); each end's output is printed whole when it ends.
+ */
 function smoke(end, node) {
   const specs = (kind) => ranges.filter((d) => kind(d)).map((d) => `${d.name}@${d[end]}`);
   const env = {
@@ -62,11 +66,18 @@ function smoke(end, node) {
     // The dependencies' declarations are type-checked in one setup: the others test our own.
     SMOKE_TYPE_SETUPS: 'nodenext',
   };
-  console.log(
-    `\ndependency-ends: the ${end} versions on Node ${node.version}: ${env.SMOKE_DEPS} ${env.SMOKE_MSW} ${env.SMOKE_PG}`,
-  );
-  return spawnSync('bash', [join(ROOT, 'scripts/smoke-pack.sh')], { cwd: ROOT, env, stdio: 'inherit' })
-    .status;
+  const title = `dependency-ends: the ${end} versions on Node ${node.version}: ${env.SMOKE_DEPS} ${env.SMOKE_MSW} ${env.SMOKE_PG}`;
+  console.log(`${title} (started)`);
+  const child = spawn('bash', [join(ROOT, 'scripts/smoke-pack.sh')], { cwd: ROOT, env, stdio: 'pipe' });
+  const output = [];
+  child.stdout.on('data', (chunk) => output.push(chunk));
+  child.stderr.on('data', (chunk) => output.push(chunk));
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      process.stdout.write(`\n${title}\n${Buffer.concat(output).toString()}`);
+      resolve(code ?? (signal ? 128 : 1));
+    });
+  });
 }
 
 const thisNode = { version: process.versions.node, bin: process.execPath };
@@ -93,7 +104,7 @@ const table = [
   ),
 ].join('\n');
 const nodes = runs.map((r) => `the ${r.end} on Node ${r.node.version}`).join(', ');
-const results = runs.map((r) => ({ ...r, code: smoke(r.end, r.node) }));
+const results = await Promise.all(runs.map(async (r) => ({ ...r, code: await smoke(r.end, r.node) })));
 const date = new Date().toISOString().slice(0, 10);
 const summary = `Run on ${date}: ${nodes}.\n\n${table}\n`;
 console.log(`\ndependency-ends: ${summary}`);

@@ -4,6 +4,20 @@ import { UsageError } from './exit-codes.js';
 
 const OAUTH = ['CLAIMS_TOKEN_URL', 'CLAIMS_CLIENT_ID', 'CLAIMS_CLIENT_SECRET'] as const;
 
+/** The clients made for the command running now: closed when it ends (see `closeClients`). */
+const opened = new Set<ClaimsClient>();
+
+/**
+ * Closes every client made by `clientFromEnv` since the last call: a command ends with its
+ * connections closed, whichever way it ended, so the process exits at once instead of waiting
+ * on idle keep-alive sockets, and an in-process run leaves nothing open.
+ */
+export async function closeClients(): Promise<void> {
+  const clients = [...opened];
+  opened.clear();
+  await Promise.allSettled(clients.map((client) => client.close()));
+}
+
 /**
  * The client the CLI uses: `CLAIMS_BASE_URL`, then either a static `CLAIMS_TOKEN`, or OAuth 2
  * client credentials (`CLAIMS_TOKEN_URL`, `CLAIMS_CLIENT_ID`, `CLAIMS_CLIENT_SECRET`, optional
@@ -25,7 +39,7 @@ export function clientFromEnv(env: NodeJS.ProcessEnv = process.env): ClaimsClien
   }
   if (missing.length > 0) throw new UsageError(`set ${missing.join(' and ')} in the environment`);
   const scope = env.CLAIMS_SCOPE?.split(/[\s,]+/).filter(Boolean);
-  return new ClaimsClient({
+  const client = new ClaimsClient({
     baseUrl: baseUrl as string,
     accessToken: token
       ? token
@@ -37,4 +51,6 @@ export function clientFromEnv(env: NodeJS.ProcessEnv = process.env): ClaimsClien
         }),
     userAgent: 'claims-cli',
   });
+  opened.add(client);
+  return client;
 }

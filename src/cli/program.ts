@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
+import { closeClients } from './client-from-env.js';
 import { EXIT } from './exit-codes.js';
 import { addFormsCommands } from './forms-commands.js';
 import { importCommand } from './import-command.js';
@@ -25,6 +26,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       code = await action();
     } catch (error) {
       code = reportError(error);
+    } finally {
+      await closeClients();
     }
   };
   const program = new Command('claims')
