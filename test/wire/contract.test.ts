@@ -222,7 +222,9 @@ describe('the signal and stalls', () => {
     });
 
     it('a slow body whose chunks come within timeoutMs of each other is read whole', async () => {
-      const chunks = ['{"a":', '1,', '"b":', '2,', '"c":', '3}'];
+      // Nine chunks 150 ms apart: 1.2 s in all, longer than timeoutMs, so only a wait restarted
+      // by each chunk lets it through.
+      const chunks = ['{"a":', '1,', '"b":', '2,', '"c":', '3,', '"d":', '4', '}'];
       const server = await local((_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         let i = 0;

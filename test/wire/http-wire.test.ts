@@ -202,24 +202,6 @@ describe('the promises of the node:http wire', () => {
       expectNoProgress(error, ms);
     });
 
-    it('a slow body whose chunks come within timeoutMs of each other is read whole', async () => {
-      const chunks = ['{"a":', '1,', '"b":', '2,', '"c":', '3}'];
-      const server = await local((_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        let i = 0;
-        const next = () => {
-          if (i === chunks.length) return void res.end();
-          res.write(chunks[i++]);
-          setTimeout(next, 150);
-        };
-        next();
-      });
-      const response = await httpWire(ownHttpAgent(undefined))(
-        request(server.origin, new CountingSignal(), { timeoutMs: 400 }),
-      );
-      expect(await response.text(1_000)).toEqual({ text: chunks.join(''), truncated: false });
-    });
-
     it("the server's keep-alive timeout (2 s, less a 1 s margin) sends a call after 1.1 s idle on a fresh connection", async () => {
       const server = await local((_req, res, count) => {
         // node:http's own agent ignores a hint of 2 s (it keeps sockets without a timeout): only the
