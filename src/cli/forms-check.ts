@@ -24,27 +24,24 @@ export async function formsCheck(options: FormsCheckOptions): Promise<number> {
   const snapshot = await readSnapshotFile(file);
   if (snapshot === undefined)
     throw new UsageError(`no snapshot at ${file}: make one with \`claims forms pull\``);
+  // Closed by runCli when the command ends (closeClients).
   const client = clientFromEnv();
+  let changes: Awaited<ReturnType<typeof checkForms>>;
   try {
-    let changes: Awaited<ReturnType<typeof checkForms>>;
-    try {
-      changes = await checkForms(client, snapshot);
-    } catch (error) {
-      reportError(error);
-      process.stderr.write('claims: could not compare the forms (exit 4)\n');
-      return EXIT.couldNotCompare;
-    }
-    if (options.json) process.stdout.write(`${JSON.stringify(changes)}\n`);
-    else {
-      const forms = Object.keys(snapshot.forms).length;
-      process.stdout.write(
-        changes.length === 0
-          ? `claims: no change in the ${forms} form(s) of ${file}\n`
-          : describeChanges(changes),
-      );
-    }
-    return EXIT_OF_VERDICT[verdictOf(changes)];
-  } finally {
-    await client.close();
+    changes = await checkForms(client, snapshot);
+  } catch (error) {
+    reportError(error);
+    process.stderr.write('claims: could not compare the forms (exit 4)\n');
+    return EXIT.couldNotCompare;
   }
+  if (options.json) process.stdout.write(`${JSON.stringify(changes)}\n`);
+  else {
+    const forms = Object.keys(snapshot.forms).length;
+    process.stdout.write(
+      changes.length === 0
+        ? `claims: no change in the ${forms} form(s) of ${file}\n`
+        : describeChanges(changes),
+    );
+  }
+  return EXIT_OF_VERDICT[verdictOf(changes)];
 }

@@ -23,36 +23,33 @@ export async function formsPull(options: FormsPullOptions): Promise<number> {
   const forms = namedForms(options);
   if (forms.length > 0 && options.all)
     throw new UsageError('give --all or name forms with --programme/--policy-type/--country, not both');
+  // Closed by runCli when the command ends (closeClients).
   const client = clientFromEnv();
-  try {
-    const report = await pullToFiles(client, {
-      forms,
-      all: options.all === true,
-      snapshotFile: options.snapshot ?? DEFAULT_SNAPSHOT_FILE,
-      out: options.out,
-      jsonSchemaDir: options.jsonSchema,
-      source: sourceOf(process.env.CLAIMS_BASE_URL as string),
-    });
-    const { snapshot, ...summary } = report;
-    if (options.json) printResult({ ...summary, forms: Object.keys(snapshot.forms) }, true);
-    else {
-      const lines = [
-        `claims: pulled ${Object.keys(snapshot.forms).length} form(s): ${report.changed.length} new or changed, ${report.unchanged.length} unchanged${report.dropped.length ? `, ${report.dropped.length} dropped (${report.dropped.join(', ')})` : ''}`,
-        `claims: ${options.snapshot ?? DEFAULT_SNAPSHOT_FILE} ${report.snapshotFile}`,
-      ];
-      if (report.module) lines.push(`claims: ${options.out} ${report.module}`);
-      if (report.schemas) {
-        const s = report.schemas;
-        lines.push(
-          `claims: ${options.jsonSchema}: ${s.written.length} schema(s) written, ${s.unchanged.length} unchanged, ${s.removed.length} removed`,
-        );
-      }
-      process.stdout.write(`${lines.join('\n')}\n`);
+  const report = await pullToFiles(client, {
+    forms,
+    all: options.all === true,
+    snapshotFile: options.snapshot ?? DEFAULT_SNAPSHOT_FILE,
+    out: options.out,
+    jsonSchemaDir: options.jsonSchema,
+    source: sourceOf(process.env.CLAIMS_BASE_URL as string),
+  });
+  const { snapshot, ...summary } = report;
+  if (options.json) printResult({ ...summary, forms: Object.keys(snapshot.forms) }, true);
+  else {
+    const lines = [
+      `claims: pulled ${Object.keys(snapshot.forms).length} form(s): ${report.changed.length} new or changed, ${report.unchanged.length} unchanged${report.dropped.length ? `, ${report.dropped.length} dropped (${report.dropped.join(', ')})` : ''}`,
+      `claims: ${options.snapshot ?? DEFAULT_SNAPSHOT_FILE} ${report.snapshotFile}`,
+    ];
+    if (report.module) lines.push(`claims: ${options.out} ${report.module}`);
+    if (report.schemas) {
+      const s = report.schemas;
+      lines.push(
+        `claims: ${options.jsonSchema}: ${s.written.length} schema(s) written, ${s.unchanged.length} unchanged, ${s.removed.length} removed`,
+      );
     }
-    return EXIT.ok;
-  } finally {
-    await client.close();
+    process.stdout.write(`${lines.join('\n')}\n`);
   }
+  return EXIT.ok;
 }
 
 /** `--programme`, `--policy-type` and `--country` given as many times each, paired in order. */
