@@ -281,8 +281,7 @@ describe('claims forms check', () => {
 
 describe('the client the commands make', () => {
   it('is closed when the command ends, whether it succeeded or not', async () => {
-    // Which clients were closed, not how often: the command and the CLI around it may both close
-    // the one client (closing is idempotent).
+    // Each command's one client, closed once (by runCli, whichever way the command ended).
     const closed = new Set<ClaimsClient>();
     const realClose = ClaimsClient.prototype.close;
     const close = vi.spyOn(ClaimsClient.prototype, 'close').mockImplementation(function (this: ClaimsClient) {
@@ -293,15 +292,19 @@ describe('the client the commands make', () => {
       const snapshot = join(cli.dir, 'closed.json');
       expect((await claims(['forms', 'pull', ...MOTOR, '--snapshot', snapshot])).code).toBe(0);
       expect(closed.size).toBe(1);
+      expect(close).toHaveBeenCalledTimes(1);
       expect((await claims(['forms', 'check', '--snapshot', snapshot])).code).toBe(0);
       expect(closed.size).toBe(2);
+      expect(close).toHaveBeenCalledTimes(2);
       const unknown = ['--programme', 'PRG-MOTOR', '--policy-type', 'MOTOR-COMP', '--country', 'ES'];
       expect((await claims(['forms', 'pull', ...unknown, '--snapshot', snapshot])).code).toBe(1);
       expect(closed.size).toBe(3);
+      expect(close).toHaveBeenCalledTimes(3);
       expect(
         (await claims(['forms', 'check', '--snapshot', snapshot], { CLAIMS_TOKEN: 'wrong-s3cret' })).code,
       ).toBe(4);
       expect(closed.size).toBe(4);
+      expect(close).toHaveBeenCalledTimes(4);
     } finally {
       close.mockRestore();
     }
