@@ -23,7 +23,7 @@ import {
   readErrorAnswer,
   readSuccess,
 } from '../../src/internal/answer.js';
-import { parseRetryAfter } from '../../src/retry.js';
+import { parseRetryAfter } from '../../src/call-policy.js';
 import type { WireResponse } from '../../src/wire/types.js';
 import { type FaultServer, httpFaultServer, TOKEN, WIRES } from '../faults/fault-server.js';
 import { event, incident } from '../helpers/fixtures.js';
