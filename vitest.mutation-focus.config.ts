@@ -5,7 +5,7 @@ import mutation from './vitest.mutation.config.js';
  * The mutation suite cut down to the test files named in `MUTATION_TESTS` (globs separated
  * by spaces), for a Stryker run of one file with the tests written for it:
  *
- *   MUTATION_TESTS='test/client.test.ts test/pinned/client-*.test.ts' \
+ *   MUTATION_TESTS='test/client.test.ts test/wire/client-transport.test.ts' \
  *     npx stryker run stryker.focus.config.mjs --mutate src/client.ts
  *
  * Static mutants (module-level code) run every test of the set, so a small set makes them

@@ -15,9 +15,9 @@ export default defineConfig({
     include: [
       'test/wire/**/*.test.ts',
       'test/faults/**/*.test.ts',
-      'test/pinned/{newwire-,wire-,http-wire-}*.test.ts',
-      'test/pinned/{capped-text,connection-codes,undici-write-order,header-paths,error-answers,one-shot-uploads,transport-stream-abort}.test.ts',
       'test/transport.test.ts',
+      'test/internal/answer.test.ts',
+      'test/uploads.test.ts',
       'test/with-response.test.ts',
       'test/telemetry/**/*.test.ts',
       'test/platform/**/*.test.ts',

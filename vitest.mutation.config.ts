@@ -18,8 +18,6 @@ export default mergeConfig(
         'test/packaging/**',
         // Documentation checks: they compare and compile files, and call no SDK code.
         'test/docs/**',
-        // MUTATION_BASELINE=1: the suite as it was before test/pinned, for a before/after score.
-        ...(process.env.MUTATION_BASELINE ? ['test/pinned/**'] : []),
       ],
     },
   }),

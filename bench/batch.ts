@@ -22,7 +22,10 @@
  * `sending` record's sync sets against each other.
  *
  * Writes `.bench-tmp/batch.json`. Exits 0 even when the target is missed (the JSON says so).
- *   npx tsx bench/batch.ts          BATCH_BENCH_CLAIMS=2000 BATCH_BENCH_ROUNDS=2 npx tsx bench/batch.ts
+ * `--latency`: the journal's cost against its physical limit, for the file store and
+ * PostgreSQL, and 1/2/4 workers on one PostgreSQL journal (bench/lib/batch-latency.ts; writes
+ * `.bench-tmp/batch-latency.json`).
+ *   npx tsx bench/batch.ts          npx tsx bench/batch.ts --latency          BATCH_BENCH_CLAIMS=2000 BATCH_BENCH_ROUNDS=2 npx tsx bench/batch.ts
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -287,6 +290,11 @@ async function main(): Promise<void> {
   await mkdir(TMP, { recursive: true });
   const sdk = (await import('../dist/index.js' as string)) as typeof Sdk;
   const batch = (await import('../dist/batch/index.js' as string)) as typeof Batch;
+  if (process.argv.includes('--latency')) {
+    // The journal's cost against its physical limit, both stores, and workers (bench/lib/batch-latency.ts).
+    const { latencyMain } = await import('./lib/batch-latency.js');
+    return latencyMain(sdk, batch);
+  }
   const instant = await compare(sdk, batch, 0, CLAIMS, ROUNDS);
   const withLatency = await compare(sdk, batch, LATENCY_MS, LATENCY_CLAIMS, 2);
   const journalUs16 = await journalOnly(batch, CONCURRENCY, Math.min(CLAIMS, 5_000));
@@ -319,7 +327,11 @@ async function main(): Promise<void> {
 
 // Pin this process to CPU 0 by running it again under taskset (once), as bench/overhead.ts does.
 if (CAN_PIN && process.env.CLAIMS_BENCH_PINNED !== '1') {
-  const [command, args] = pinned(0, process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)]);
+  const [command, args] = pinned(0, process.execPath, [
+    ...process.execArgv,
+    fileURLToPath(import.meta.url),
+    ...process.argv.slice(2),
+  ]);
   const run = spawnSync(command, args, {
     stdio: 'inherit',
     env: { ...process.env, CLAIMS_BENCH_PINNED: '1' },

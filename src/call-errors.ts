@@ -62,9 +62,23 @@ export function failureError(
   return recordAttempt(error, attempt);
 }
 
+/** The errors {@link tokenError} made: see {@link isTokenProviderFailure}. */
+const tokenErrors = new WeakSet<object>();
+
 /** What the token provider's failure is said as. */
 export function tokenError(message: string, cause: unknown, outcome: Outcome): ClaimsError {
-  return recordAttempt(new ClaimsError(message, { cause, outcome }), { kind: 'refused' });
+  const error = new ClaimsError(message, { cause, outcome });
+  tokenErrors.add(error);
+  return recordAttempt(error, { kind: 'refused' });
+}
+
+/**
+ * Whether a call failed because its token provider gave no usable token (it threw, or gave no
+ * token or one a header cannot carry): nothing was sent. Its `cause` is the provider's error.
+ */
+export function isTokenProviderFailure(error: unknown): error is ClaimsError {
+  // A WeakSet answers false for anything that is not an object it holds.
+  return tokenErrors.has(error as object);
 }
 
 /** The message of a call past its deadline. */

@@ -1,9 +1,16 @@
 import { realpath } from 'node:fs/promises';
+import {
+  type Attempt,
+  attemptOfError,
+  type CallLimits,
+  type CallState,
+  nextStep,
+  parseRetryAfter,
+} from '../call-policy.js';
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
-import { ClaimsApiError } from '../errors.js';
+import { ClaimsApiError, RateLimitError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
 import { resolveAttachmentRefs } from '../resources/attachment-refs.js';
-import { backoffDelay, parseRetryAfter } from '../retry.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
 import { bodyHash } from './body-hash.js';
 import { Channel } from './channel.js';
@@ -19,16 +26,40 @@ import type { BatchProgress, ClaimNote, ClaimResult, ClaimState } from './result
 import {
   isCallerRefusal,
   isConnectionFailure,
-  isResendable,
   MAX_RECORD_ERROR as MAX_ERROR,
   postClaim,
   recordOfFailure,
   refusesEveryClaim,
+  tokenProviderFailure,
 } from './send-claim.js';
 import type { ValidClaim } from './validate-claims.js';
 
-/** The longest pause a `Retry-After` can impose on a batch. */
+/**
+ * The longest pause a `Retry-After` can impose on a batch: 10 minutes. A batch runs unattended
+ * for hours, so it waits where a caller of the client (60 s, then it fails) would not; longer
+ * than this, an operator should know, and the wait asked is cut to it (`wait_max`) rather than
+ * fail the claim.
+ */
 const MAX_PAUSE_MS = 10 * 60_000;
+
+/**
+ * Where a claim's POST stands before its first attempt, for the call policy:
+ * - `replayable`: the body is JSON in memory, sent again whole;
+ * - `freshResendUsed`, `newTokenUsed`: true, since the client already made those resends inside
+ *   the one call (`postClaim` sends with `maxRetries: 0`, which leaves them to the transport),
+ *   so the batch never makes them again;
+ * - `tokenProvider`: false, for the same reason: a 401 here already had its new token;
+ * - `earlierMayHaveActed`: false: the batch resends only what the policy proves unprocessed.
+ */
+const FIRST_ATTEMPT: CallState = {
+  method: 'POST',
+  retries: 0,
+  replayable: true,
+  freshResendUsed: true,
+  newTokenUsed: true,
+  tokenProvider: false,
+  earlierMayHaveActed: false,
+};
 /** How often a shared store's refusal to `claim` a key is decided on again before it counts as taken elsewhere. */
 const CLAIM_ROUNDS = 3;
 
@@ -75,6 +106,13 @@ export class BatchRun {
   readonly #grace = graceAfter(this.#interrupt.signal);
   /** The store already failed to answer within the grace: it is not waited for again. */
   #gaveUp = false;
+  /**
+   * The batch's limits for the call policy: `maxRetries` resends of a claim proven unprocessed
+   * (the caller's option: each pauses the whole batch); a `Retry-After` honoured up to
+   * {@link MAX_PAUSE_MS}, and a longer one waited for that long (`wait_max`), not failed: an
+   * unattended batch would rather wait than leave a claim for the next run.
+   */
+  readonly #limits: CallLimits;
 
   constructor(
     private readonly client: ClaimsClient,
@@ -82,6 +120,7 @@ export class BatchRun {
     private readonly claims: ValidClaim[],
     private readonly options: RunOptions,
   ) {
+    this.#limits = { maxRetries: options.maxRetries, maxRetryAfterMs: MAX_PAUSE_MS, longerWait: 'wait_max' };
     this.#progress = {
       done: 0,
       total: claims.length,
@@ -208,14 +247,17 @@ export class BatchRun {
         return this.#record(claim, record, 'upload_failed', false);
       }
     }
+    this.#readSharedPause();
     if (!this.#gate.isOpen(signal) && !(await this.#gate.ready(signal))) return this.#notTaken(claim);
     if (!(await this.#begin(claim, hash))) return;
     let lastError: unknown;
     let answersAtFirstFailure: number | undefined;
     let note: ClaimNote = 'sent';
-    for (let retry = 0; ; retry++) {
+    let call: CallState = { ...FIRST_ATTEMPT };
+    for (;;) {
       // Checked again right before the POST: a pause set while this claim's `sending` record
-      // was being synced holds it too.
+      // was being synced holds it too, and so does one another run set (read with that record).
+      this.#readSharedPause();
       if (!this.#gate.isOpen(signal) && !(await this.#gate.ready(signal))) {
         // Stopped before sending (again): nothing of this attempt reached the server, and any
         // earlier attempt was provably not processed (a 429 or no connection).
@@ -238,18 +280,43 @@ export class BatchRun {
         if (requestId !== undefined) record.requestId = requestId;
       } catch (error) {
         if (error instanceof ClaimsApiError) this.#answers++;
-        const connection = isConnectionFailure(error);
+        const token = tokenProviderFailure(error);
+        // A token endpoint out of reach is waited for as the API's own would be.
+        const connection = isConnectionFailure(error) || token === 'passing';
         if (connection) answersAtFirstFailure ??= this.#answers;
-        if (isResendable(error) && retry < this.options.maxRetries) {
+        // The one call policy decides whether this claim is sent again, and after how long. A
+        // token endpoint out of reach is, for it, a connection that could not be opened.
+        const attempt: Attempt =
+          token === 'passing' ? { kind: 'failure', sent: 'not_connected' } : attemptOfError(error);
+        const step = nextStep(attempt, call, this.#limits);
+        if (step.next === 'retry') {
           this.#progress.inFlight--;
-          this.#gate.pause(pauseFor(error, retry));
+          this.#gate.pause(step.delayMs);
+          // Only the API's own asking is shared: a connection that fails may be this machine's.
+          if (error instanceof RateLimitError) this.#pauseAll(step.delayMs);
+          call = step.state;
           lastError = error;
           continue;
         }
-        if (connection && answersAtFirstFailure === this.#answers) this.#unreachable(claim, retry + 1, error);
+        // Told to wait, and not sent again (a 503, a 429 after the last retry): the other
+        // claims, and every run sharing the journal, wait all the same.
+        const asked = askedToWait(error);
+        if (asked !== undefined) {
+          this.#gate.pause(asked);
+          this.#pauseAll(asked);
+        }
+        // Unreachable only once every attempt allowed failed to connect, none answered meanwhile.
+        if (
+          connection &&
+          answersAtFirstFailure === this.#answers &&
+          call.retries >= this.options.maxRetries
+        ) {
+          this.#unreachable(claim, call.retries + 1, error, token === 'passing');
+        }
         if (refusesEveryClaim(error)) this.#callerRefused(error);
+        if (token === 'lasting') this.#tokenRefused(error);
         record = recordOfFailure(error, base());
-        if (isCallerRefusal(error)) note = 'caller_refused';
+        if (isCallerRefusal(error) || token !== undefined) note = 'caller_refused';
       }
       this.#progress.inFlight--;
       // The worker takes its next claim at once; this one is reported once its record is durable,
@@ -261,15 +328,52 @@ export class BatchRun {
   }
 
   /**
+   * The API told this run to wait: every run sharing the journal waits too (a store with a
+   * shared back-off). Not awaited: this run waits anyway, and a store that cannot keep it
+   * (its failure ignored) must not stop the batch.
+   */
+  #pauseAll(ms: number): void {
+    const store = this.journal.store;
+    if (!store.pauseAll || this.journal.readOnly) return;
+    try {
+      store.pauseAll(ms).catch(() => undefined);
+    } catch {
+      // A store of yours that throws instead of rejecting: ignored too.
+    }
+  }
+
+  /** Takes on the back-off another run sharing the journal set, as the store last read it. */
+  #readSharedPause(): void {
+    const until = this.journal.store.pausedUntil?.();
+    if (typeof until === 'number' && until > Date.now()) this.#gate.pauseUntil(until);
+  }
+
+  /**
    * A claim failed to connect on every attempt it was allowed, and no claim got any answer
    * from the API meanwhile: the API cannot be reached, and every other claim would spend the
    * same back-off to find it out. The batch stops.
    */
-  #unreachable(claim: ValidClaim, attempts: number, error: unknown): void {
+  #unreachable(claim: ValidClaim, attempts: number, error: unknown, tokenEndpoint: boolean): void {
+    const what = tokenEndpoint
+      ? `The token endpoint gave no token: ${attempts} attempt(s) to send key ${echo(claim.key)} got none`
+      : `The API could not be reached: ${attempts} attempt(s) to send key ${echo(claim.key)} failed to connect`;
     this.#stopBatch(
       'unreachable',
-      `The API could not be reached: ${attempts} attempt(s) to send key ${echo(claim.key)} failed to connect ` +
-        `(${bounded(errorMessage(error), MAX_ERROR)}), and no claim got an answer from the API meanwhile`,
+      `${what} (${bounded(errorMessage(error), MAX_ERROR)}), and no claim got an answer from the API meanwhile`,
+      error,
+    );
+  }
+
+  /**
+   * The token provider failed in a way that waiting does not mend (the token endpoint refused
+   * the credentials, a provider of yours threw): no claim can be sent, so the batch stops at
+   * once, as after a 401 that persists. Nothing was sent; every key stays sendable.
+   */
+  #tokenRefused(error: unknown): void {
+    this.#stopBatch(
+      'caller_refused',
+      `No claim can be sent: ${bounded(errorMessage(error), MAX_ERROR)}; fix the credentials or the token ` +
+        'provider and run the batch again (nothing refused so was sent or recorded as rejected)',
       error,
     );
   }
@@ -419,9 +523,10 @@ function hasFileRefs(incident: IncidentCreate): boolean {
   return incident.attachments?.some((ref) => ref.file !== undefined) ?? false;
 }
 
-function pauseFor(error: unknown, retry: number): number {
+/** The wait an answer asked for (`Retry-After`), at most {@link MAX_PAUSE_MS}. */
+function askedToWait(error: unknown): number | undefined {
   const asked = error instanceof ClaimsApiError ? parseRetryAfter(error.headers) : undefined;
-  return Math.min(asked ?? backoffDelay(retry), MAX_PAUSE_MS);
+  return asked === undefined ? undefined : Math.min(asked, MAX_PAUSE_MS);
 }
 
 const REPORTED: Record<JournalState, ClaimState> = {

@@ -94,12 +94,15 @@ export function describeLineProblem(problem: LineProblem): string {
  * - `journal_failed`: the journal could not be written (a full disk, a file size limit, a
  *   store that failed): no claim may leave without its `sending` record;
  * - `unreachable`: the API could not be reached: connections failed on every attempt of a
- *   claim, with no answer from the API in between (see docs/bulk-filing.md);
+ *   claim (or the SDK's token provider could not reach its token endpoint, or was told to come
+ *   back later, on every attempt), with no answer from the API in between (see docs/bulk-filing.md);
  * - `journal_unresponsive`: the journal store did not answer within the grace after `signal`
  *   aborted;
  * - `caller_refused`: the API refused the caller (a 401 that persisted after the token provider
- *   was asked again, or a 403): every claim would get the same answer. The keys refused so
- *   are `not_sent` (note `caller_refused`), sendable on a re-run with a good token.
+ *   was asked again, or a 403), or the token provider failed in a way that waiting does not
+ *   mend (the token endpoint refused the credentials, e.g. `invalid_client`; a provider of
+ *   yours threw): every claim would get the same answer. The keys refused so are `not_sent`
+ *   (note `caller_refused`), sendable on a re-run with good credentials.
  */
 export type BatchStopReason = 'journal_failed' | 'unreachable' | 'journal_unresponsive' | 'caller_refused';
 

@@ -86,15 +86,16 @@ export async function* fileClaims(
   claims: Iterable<ClaimInput> | AsyncIterable<ClaimInput>,
   options: FileClaimsOptions,
 ): AsyncGenerator<ClaimResult, void, undefined> {
+  // Validated before the journal is opened: a refused batch leaves no journal behind.
+  // It reads filesRoot and filesRelativeTo of them.
+  const { claims: valid, problems } = await validateClaims(client, claims, options);
+  if (problems.length > 0) throw new BatchInputError(problems);
   const owned = !(options.journal instanceof Journal);
   const journal =
     options.journal instanceof Journal ? options.journal : await openWithin(options.journal, options.signal);
   let run: BatchRun | undefined;
   let ended = false;
   try {
-    // It reads filesRoot and filesRelativeTo of them.
-    const { claims: valid, problems } = await validateClaims(client, claims, options);
-    if (problems.length > 0) throw new BatchInputError(problems);
     run = new BatchRun(client, journal, valid, {
       concurrency: Math.max(1, Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY)),
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,

@@ -61,6 +61,8 @@ export class FileJournalStore implements JournalStore {
   /** The file's length in bytes: where a group that failed to be written is cut off again. */
   #size = 0;
   #broken: unknown;
+  /** The back-off of `pauseAll`, in ms since the epoch: kept in memory (one run uses the file). */
+  #pausedUntil = 0;
 
   constructor(path: string) {
     this.path = path;
@@ -145,6 +147,17 @@ export class FileJournalStore implements JournalStore {
       if (record.state === 'sending') this.#pendingHasSending = true;
       this.#schedule();
     });
+  }
+
+  /** Holds every send of the run until `ms` from now (kept in memory: the file has one run). */
+  pauseAll(ms: number): Promise<void> {
+    this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + ms);
+    return Promise.resolve();
+  }
+
+  /** Until when the back-off of `pauseAll` holds, in ms since the epoch (0: never set). */
+  pausedUntil(): number {
+    return this.#pausedUntil;
   }
 
   async close(): Promise<void> {

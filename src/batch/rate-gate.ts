@@ -12,6 +12,11 @@ export class RateGate {
     this.#until = Math.max(this.#until, Date.now() + ms);
   }
 
+  /** Holds every send until `until` (ms since the epoch; a later pause already set stays). */
+  pauseUntil(until: number): void {
+    this.#until = Math.max(this.#until, until);
+  }
+
   /** Whether sending is allowed now, without waiting: no pause set and `signal` not aborted. */
   isOpen(signal: AbortSignal | undefined): boolean {
     return this.#until <= Date.now() && !signal?.aborted;

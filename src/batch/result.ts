@@ -15,8 +15,8 @@ export type ClaimState = 'filed' | 'rejected' | 'unknown' | 'not_sent';
  * - `upload_failed`: a `{ file }` attachment could not be uploaded; the claim was not sent.
  * - `taken_elsewhere`: a shared journal says another machine took the key first.
  * - `caller_refused`: sent, and refused for the caller or the route, not the claim (401, 403,
- *   404, 405, a 429 after the last retry; `status` says which): `not_sent`, sent again on the
- *   next run.
+ *   404, 405, a 429 after the last retry; `status` says which), or not sent because the token
+ *   provider gave no token: `not_sent`, sent again on the next run.
  */
 export type ClaimNote =
   | 'sent'

@@ -1,5 +1,7 @@
+import { TokenRequestError } from '../auth/errors.js';
+import { isTokenProviderFailure } from '../call-errors.js';
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
-import { ClaimsApiError, ClaimsConnectionError, RateLimitError } from '../errors.js';
+import { ClaimsApiError, ClaimsConnectionError } from '../errors.js';
 import { errorMessage } from '../internal/error-message.js';
 import { outcomeOf } from '../outcome.js';
 import type { IncidentCreate } from '../schemas/incidents.js';
@@ -8,7 +10,7 @@ import type { JournalRecord } from './record.js';
 
 /**
  * Sends one claim, once: no retry inside the SDK, so that the batch runner sees every 429 and
- * can slow the whole batch, and so that the only network call is the POST itself (extended
+ * can slow the whole batch (it asks the call policy, `nextStep`, whether to send again), and so that the only network call is the POST itself (extended
  * fields were checked, and `{ file }` references uploaded, before the `sending` record).
  */
 export async function postClaim(
@@ -19,14 +21,6 @@ export async function postClaim(
     .create(incident, { maxRetries: 0, checkExtendedFields: false })
     .withResponse();
   return { incidentId: data.incidentId, requestId };
-}
-
-/**
- * Whether a failed POST provably did not reach the server and may be sent again now: a 429,
- * or a connection that could not be opened.
- */
-export function isResendable(error: unknown): boolean {
-  return error instanceof RateLimitError || isConnectionFailure(error);
 }
 
 /** A connection that could not be opened (refused, DNS, TLS, connect timeout): nothing was sent. */
@@ -50,6 +44,29 @@ export function isCallerRefusal(error: unknown): error is ClaimsApiError {
 /** Whether the refusal says the caller is not allowed (401, 403): every other claim would get it too. */
 export function refusesEveryClaim(error: unknown): error is ClaimsApiError {
   return error instanceof ClaimsApiError && (error.status === 401 || error.status === 403);
+}
+
+/**
+ * A POST that never left because the token provider gave no token, by whether waiting can
+ * mend it:
+ * - `'passing'`: the SDK's own provider could not reach its token endpoint (no connection, a
+ *   timeout) or was told to come back later (408, 429, 5xx): the batch waits and tries again,
+ *   as after a connection that could not be opened;
+ * - `'lasting'`: the token endpoint refused the credentials (`invalid_client`,
+ *   `invalid_grant`, `invalid_scope`, ...: any other 4xx), answered something that is no
+ *   token, or a provider of yours threw or gave no usable token (the SDK cannot tell whether
+ *   yours mends by itself: make it retry inside if it can): every other claim would fail the
+ *   same, so the batch stops at once (`caller_refused`).
+ * `undefined` when the failure is not the token provider's.
+ */
+export function tokenProviderFailure(error: unknown): 'passing' | 'lasting' | undefined {
+  if (!isTokenProviderFailure(error)) return undefined;
+  const cause = error.cause;
+  if (!(cause instanceof TokenRequestError)) return 'lasting';
+  if (cause.failure === 'connection' || cause.failure === 'timeout') return 'passing';
+  // An `invalid_response` carries a 2xx status: it reads as lasting here too.
+  const status = cause.status ?? 0;
+  return status === 408 || status === 429 || status >= 500 ? 'passing' : 'lasting';
 }
 
 /** The longest `error` text a record keeps, in characters. */

@@ -77,4 +77,22 @@ export interface JournalStore {
    * renewed). Appends under way settle first.
    */
   close(): Promise<void>;
+  /**
+   * Optional: a back-off shared by every run using this journal. The runner calls it when the
+   * API tells a run to wait (a 429, or any answer with `Retry-After`, e.g. a 503): no run
+   * sharing the journal sends a claim until `ms` from now (a longer back-off already set
+   * stays). A shared store keeps it where every run reads it (the PostgreSQL store: the
+   * `<table>_meta` row `backoff`, on the database's clock); a single-run store may keep it in
+   * memory. Its failure does not stop the batch: this run waits anyway.
+   * @param ms how long from now, in ms.
+   */
+  pauseAll?(ms: number): Promise<void>;
+  /**
+   * Optional, with `pauseAll`: until when the shared back-off holds, in ms since the epoch on
+   * this machine's clock (0 or a past time: none), as this store last read it: answered
+   * without a round trip, so the runner asks before every claim. A shared store reads it
+   * alongside its writes (each `claim` and `append`), so every run sees another's back-off by
+   * its next claim.
+   */
+  pausedUntil?(): number;
 }

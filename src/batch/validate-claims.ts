@@ -3,6 +3,7 @@ import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { FormIndex } from '../checks/form-index.js';
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { locateExtendedFieldProblems } from '../extended-fields.js';
+import { formsOfProgrammes } from '../forms/programmes.js';
 import { excerpt } from '../internal/quote.js';
 import { collectIssues } from '../internal/validate.js';
 import { outcomeOf } from '../outcome.js';
@@ -55,6 +56,16 @@ export interface ValidateOptions {
    * @default filesRoot
    */
   filesRelativeTo?: string;
+  /**
+   * Also check every line's programme, policy type and country against the programmes
+   * metadata (GET `/metadata/programmes`, asked once), with extended fields or not: a form
+   * it does not list is a problem of the line (`unknown_programme`, `unknown_policy_type`,
+   * `unknown_country`), not a refusal halfway through the batch. Skipped when that look-up
+   * fails (an API without it, no connection, no token: the batch then meets the same failure
+   * itself) or answers in a shape the SDK does not read (the spec does not describe it). The `claims` CLI sets it, for `--dry-run` and a real run alike.
+   * @default false
+   */
+  checkProgrammes?: boolean;
 }
 
 /** How many form look-ups run at once. */
@@ -63,7 +74,8 @@ const LOOKUP_CONCURRENCY = 4;
 /**
  * Checks every claim of a batch before any is sent: its shape, the incident's schema, its
  * extended fields against the form's metadata (one look-up per form, however many lines use
- * it), that `{ file }` attachments can be read, and that no key appears twice.
+ * it), that `{ file }` attachments can be read, that no key appears twice, and with
+ * `checkProgrammes` its form against the programmes metadata.
  *
  * @returns the valid claims and every problem found (an empty list when all is well).
  * @throws the look-up's own error when a form's metadata could not be fetched (other than a
@@ -111,12 +123,21 @@ export async function validateClaims(
       ? { key, incident, line, filesResolved }
       : { key, incident, line };
     claims.push(claim);
+  }
+  const listed = options.checkProgrammes && claims.length > 0 ? await listedForms(client) : undefined;
+  for (const claim of claims) {
+    const { incident } = claim;
+    const query = {
+      programmeCode: incident.programmeCode,
+      policyTypeCode: incident.policyTypeCode,
+      countryCode: incident.policyCountry,
+    };
+    const unlisted = listed && notListed(listed, query);
+    if (unlisted) {
+      problems.push({ line: claim.line, key: claim.key, ...unlisted });
+      continue;
+    }
     if (incident.extendedFields) {
-      const query = {
-        programmeCode: incident.programmeCode,
-        policyTypeCode: incident.policyTypeCode,
-        countryCode: incident.policyCountry,
-      };
       const id = JSON.stringify(query);
       const form = forms.get(id) ?? { query, claims: [] };
       form.claims.push(claim);
@@ -150,6 +171,56 @@ export async function validateClaims(
   problems.sort((a, b) => a.line - b.line);
   const bad = new Set(problems.map((p) => p.line));
   return { claims: claims.filter((c) => !bad.has(c.line)), problems };
+}
+
+/**
+ * Every (programme, policy type, country) the programmes metadata lists, or `undefined` when it
+ * cannot say: the look-up failed (404: an API without it; 401, 403; no connection; no token),
+ * or its answer is not in the shape the SDK reads (the spec does not describe it). A claim naming a form not
+ * listed would be refused when sent; checked here for every line, with extended fields or not.
+ */
+async function listedForms(client: ClaimsClient): Promise<IncidentFieldsQuery[] | undefined> {
+  try {
+    return formsOfProgrammes(await client.metadata.programmes());
+  } catch {
+    // Not the lines' fault: the batch meets an unreachable API or a refused token itself.
+    return undefined;
+  }
+}
+
+/** Why a claim's form is not among those listed (`undefined`: it is), naming the first part that is not. */
+function notListed(
+  listed: IncidentFieldsQuery[],
+  query: IncidentFieldsQuery,
+): Pick<LineProblem, 'path' | 'message' | 'code'> | undefined {
+  const programme = listed.filter((f) => f.programmeCode === query.programmeCode);
+  if (programme.length === 0) {
+    return {
+      path: 'incident.programmeCode',
+      message: `${echo(query.programmeCode)} is not a programme the programmes metadata lists`,
+      code: 'unknown_programme',
+    };
+  }
+  const type = programme.filter((f) => f.policyTypeCode === query.policyTypeCode);
+  if (type.length === 0) {
+    return {
+      path: 'incident.policyTypeCode',
+      message: `${echo(query.policyTypeCode)} is not a policy type of programme ${echo(query.programmeCode)} (it has ${programme
+        .map((f) => f.policyTypeCode)
+        .filter((t, i, all) => all.indexOf(t) === i)
+        .map((t) => echo(t))
+        .join(', ')})`,
+      code: 'unknown_policy_type',
+    };
+  }
+  if (!type.some((f) => f.countryCode === query.countryCode)) {
+    return {
+      path: 'incident.policyCountry',
+      message: `${echo(query.countryCode)} is not a country of policy type ${echo(query.policyTypeCode)} of programme ${echo(query.programmeCode)} (it has ${type.map((f) => echo(f.countryCode)).join(', ')})`,
+      code: 'unknown_country',
+    };
+  }
+  return undefined;
 }
 
 /** The form's descriptors, or why the server refused to give them (then the lines are at fault). */

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { echo, plainText } from '../batch/echo.js';
 import { BatchStoppedError, describeLineProblem, type LineProblem } from '../batch/errors.js';
 import { fileClaims } from '../batch/file-claims.js';
-import type { ClaimResult } from '../batch/result.js';
+import type { BatchProgress, ClaimResult } from '../batch/result.js';
 import type { ClaimInput } from '../batch/validate-claims.js';
 import { type ValidateOptions, validateClaims } from '../batch/validate-claims.js';
 import { clientFromEnv } from './client-from-env.js';
@@ -61,8 +61,23 @@ export async function importCommand(file: string, options: ImportOptions): Promi
     if (options.report) await checkWritable(options.report, '--report');
   }
   const parsed = await readBatchFile(file);
-  if (options.dryRun) return dryRun(client, parsed, { filesRoot, filesRelativeTo }, options.json === true);
-  if (parsed.problems.length > 0) return printProblems(parsed.problems, parsed.count, options.json === true);
+  // A real run checks exactly what --dry-run checks, and says every problem of every line at
+  // once; refused, it opens no journal and writes the problems as its report.
+  const problems = await checkAll(client, parsed, { filesRoot, filesRelativeTo, checkProgrammes: true });
+  if (options.dryRun) return printProblems(problems, parsed.count, options.json === true);
+  if (problems.length > 0) {
+    if (options.report) {
+      await writeFile(
+        options.report,
+        `${JSON.stringify({ lines: parsed.count, problems }, null, 2)}\n`,
+      ).catch((error: NodeJS.ErrnoException) => {
+        process.stderr.write(
+          `claims: the report could not be written to ${echo(options.report)} (${error.code ?? plainText(String(error))})\n`,
+        );
+      });
+    }
+    return printProblems(problems, parsed.count, options.json === true);
+  }
   const journal = await journalStoreAt(location);
 
   const stop = new AbortController();
@@ -88,15 +103,25 @@ export async function importCommand(file: string, options: ImportOptions): Promi
   try {
     view = await progressView(parsed.lines.length);
     const progress = view;
+    // Counted from the results: a claim left unsent because the batch stopped is not done.
+    const shown: BatchProgress = {
+      done: 0,
+      total: parsed.lines.length,
+      inFlight: 0,
+      counts: { filed: 0, rejected: 0, unknown: 0, not_sent: 0 },
+    };
     for await (const result of fileClaims(client, parsed.lines as ClaimInput[], {
       journal,
       concurrency,
       filesRoot,
       filesRelativeTo,
       signal: stop.signal,
-      onProgress: (p) => progress.update(p),
     })) {
       results.push(result);
+      if (result.state === 'not_sent' && (result.note === 'aborted' || result.note === 'stopped')) continue;
+      shown.done++;
+      shown.counts[result.state]++;
+      progress.update(shown);
     }
   } catch (error) {
     // Every result came before it: the summary and the report still say what happened.
@@ -198,15 +223,14 @@ function shellWord(word: string): string {
   return plainText(`'${word.replaceAll("'", `'\\''`)}'`, 400);
 }
 
-async function dryRun(
+/** Every problem of every line: those of the file's reading, then every check of the batch's. */
+async function checkAll(
   client: ReturnType<typeof clientFromEnv>,
   parsed: Awaited<ReturnType<typeof readBatchFile>>,
-  files: ValidateOptions,
-  json: boolean,
-): Promise<number> {
-  const { problems } = await validateClaims(client, parsed.lines, files);
-  const all = [...parsed.problems, ...problems].sort((a, b) => a.line - b.line);
-  return printProblems(all, parsed.count, json);
+  options: ValidateOptions,
+): Promise<LineProblem[]> {
+  const { problems } = await validateClaims(client, parsed.lines, options);
+  return [...parsed.problems, ...problems].sort((a, b) => a.line - b.line);
 }
 
 function printProblems(problems: LineProblem[], lines: number, json: boolean): number {

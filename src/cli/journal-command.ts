@@ -26,9 +26,15 @@ export async function journalList(options: {
     else if (records.length === 0) process.stdout.write('claims: no key needs review\n');
     else {
       for (const r of records) {
+        // Named as the import's report names it: a `sending` record reads `unknown`.
         const detail =
-          r.incidentId ?? r.error ?? (r.state === 'sending' ? 'the run stopped while it was being sent' : '');
-        process.stdout.write(`${keyText(r.key)}\t${r.state}\t${plainText(r.at, 40)}\t${plainText(detail)}\n`);
+          r.state !== 'sending'
+            ? (r.incidentId ?? r.error ?? '')
+            : r.heldElsewhere
+              ? 'being sent by a live run now (taken_elsewhere)'
+              : 'its run stopped while it was being sent (needs_review)';
+        const state = r.state === 'sending' ? 'unknown' : r.state;
+        process.stdout.write(`${keyText(r.key)}\t${state}\t${plainText(r.at, 40)}\t${plainText(detail)}\n`);
       }
     }
     return review.length > 0 ? EXIT.failed : EXIT.ok;

@@ -73,6 +73,7 @@ async function parseCsv(text: string): Promise<ParsedInput> {
   let rows: Array<{ record: Record<string, string>; info: { lines: number } }>;
   try {
     rows = parse(text, {
+      delimiter: delimiterOf(text),
       columns: uniqueColumns,
       skip_empty_lines: true,
       bom: true,
@@ -98,8 +99,34 @@ async function parseCsv(text: string): Promise<ParsedInput> {
   return { lines, problems: [], count: lines.length };
 }
 
+/**
+ * The CSV's separator, read from its header row: `,`, or `;` (what a spreadsheet saves in
+ * locales whose decimal mark is a comma) when the header names the `key` column only when
+ * split at `;`.
+ */
+export function delimiterOf(text: string): ',' | ';' {
+  const header =
+    text
+      .replace(/^\uFEFF/, '')
+      .split(/\r?\n/)
+      .find((line) => line.trim() !== '') ?? '';
+  const names = (separator: string) =>
+    header.split(separator).map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'));
+  return !names(',').includes('key') && names(';').includes('key') ? ';' : ',';
+}
+
 /** The header row as column names; a column named twice is refused (which of the two would be sent?). */
 function uniqueColumns(header: string[]): string[] {
+  if (!header.includes('key')) {
+    throw new UsageError(
+      `the CSV header has no "key" column (it names ${header.length} column(s): ${header
+        .slice(0, 5)
+        .map((name) => echo(name))
+        .join(
+          ', ',
+        )}${header.length > 5 ? ', ...' : ''}); the first row must name the columns, separated by , or ;`,
+    );
+  }
   const seen = new Set<string>();
   for (const name of header) {
     if (seen.has(name)) throw new UsageError(`the CSV header names the column ${echo(name)} twice`);

@@ -20,7 +20,7 @@ import type { Socket } from 'node:net';
  *
  * Anything else (a FIN that arrived after the check, an RST after the write) may have left: an
  * HTTP/1.1 server may read a request written after its FIN. It is not claimed.
- * test/pinned/undici-write-order.test.ts pins the order of these channels.
+ * test/wire/write-watch.test.ts pins the order of these channels.
  */
 export class WriteWatch {
   /** undici requests created while this one was dispatched: exactly one to be sure it is ours. */

@@ -31,6 +31,8 @@ export interface ClaimsServer {
   /** The file names of each upload request, in order. */
   uploadNames: string[][];
   maxInFlight: number;
+  /** The answer of GET /metadata/programmes; unset: 404 (an API without it). */
+  programmes?: unknown;
   /** Decides the answer to the n-th (0-based) POST /incidents. */
   answer: (key: string, n: number) => Answer;
   close(): Promise<void>;
@@ -67,6 +69,9 @@ export async function startClaimsServer(): Promise<ClaimsServer> {
     if (req.method === 'GET' && url.pathname === '/metadata/incidents') {
       state.metadataLookups++;
       return send(res, { status: 200, body: [causeOfLoss] });
+    }
+    if (req.method === 'GET' && url.pathname === '/metadata/programmes' && state.programmes !== undefined) {
+      return send(res, { status: 200, body: state.programmes });
     }
     if (req.method === 'POST' && url.pathname === '/attachments') {
       state.uploads++;

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   boundedProblems,
   isConnectionFailure,
-  isResendable,
   MAX_PROBLEMS,
   MAX_RECORD_ERROR,
   postClaim,
@@ -46,21 +45,12 @@ describe('postClaim', () => {
   });
 });
 
-describe('isConnectionFailure and isResendable', () => {
+describe('isConnectionFailure', () => {
   it('a connection that could not be opened, and only that, is a connection failure', () => {
     expect(isConnectionFailure(refused())).toBe(true);
     expect(isConnectionFailure(cutOff())).toBe(false);
     expect(isConnectionFailure(new ClaimsError('not sent', { outcome: 'not_sent' }))).toBe(false);
     expect(isConnectionFailure(new Error('ECONNREFUSED'))).toBe(false);
-  });
-
-  it('a 429 and a connection never opened may be sent again; a connection cut after sending, a 5xx or a 422 may not', () => {
-    expect(isResendable(new RateLimitError(init(429, {})))).toBe(true);
-    expect(isResendable(refused())).toBe(true);
-    expect(isResendable(cutOff())).toBe(false);
-    expect(isResendable(new InternalServerError(init(500, {})))).toBe(false);
-    expect(isResendable(new UnprocessableEntityError(init(422, {})))).toBe(false);
-    expect(isResendable(undefined)).toBe(false);
   });
 });
 

@@ -4,45 +4,33 @@
  * compare, 2 bad usage), `--json`, and no token in any output. The decisions are tested
  * in-process in test/forms/; these check the command line around them.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateFormsModule } from '../../src/forms/generate.js';
 import { parseSnapshot } from '../../src/forms/snapshot-file.js';
 import { ClaimsClient, checkForms } from '../../src/index.js';
 import { defaultSandboxMetadata } from '../../src/testing/core/seed.js';
-import { createSandbox, type Sandbox } from '../../src/testing/index.js';
-import { claimsInProcess } from './in-process.js';
 import { runClaims } from './run-claims.js';
+import { useSandboxCli } from './sandbox-cli.js';
 
-let sandbox: Sandbox;
-let dir: string;
+const cli = useSandboxCli('claims-forms-cli-', { token: 'sandbox-s3cret-token' });
 const MOTOR = ['--programme', 'PRG-MOTOR', '--policy-type', 'MOTOR-COMP', '--country', 'GB'];
 const TRAVEL = ['--programme', 'PRG-TRAVEL', '--policy-type', 'TRAVEL-SINGLE', '--country', 'gb'];
 
-beforeAll(async () => {
-  sandbox = await createSandbox({ token: 'sandbox-s3cret-token' });
-  dir = mkdtempSync(join(tmpdir(), 'claims-forms-cli-'));
-});
-afterEach(() => sandbox.seed(defaultSandboxMetadata()));
-afterAll(async () => {
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => cli.sandbox.seed(defaultSandboxMetadata()));
 
 // In this process (so mutation testing sees the commands run); the real bin is run below
-// where the process itself matters (settings missing, no server).
-const claims = (args: string[], env: Record<string, string | undefined> = {}) =>
-  claimsInProcess(args, { CLAIMS_BASE_URL: sandbox.url, CLAIMS_TOKEN: sandbox.token, ...env });
+// where the process itself matters (its exit code when no server answers).
+const claims = cli.claims;
 
 function noToken(result: { stdout: string; stderr: string }): void {
-  expect(result.stdout + result.stderr).not.toContain(sandbox.token);
+  expect(result.stdout + result.stderr).not.toContain(cli.sandbox.token);
   expect(result.stdout + result.stderr).not.toContain('wrong-s3cret');
 }
 
 function changeMotorTypes(listSource: string[]): void {
-  const forms = sandbox.metadata.forms.map((f) =>
+  const forms = cli.sandbox.metadata.forms.map((f) =>
     f.programmeCode === 'PRG-MOTOR'
       ? {
           ...f,
@@ -52,12 +40,12 @@ function changeMotorTypes(listSource: string[]): void {
         }
       : f,
   );
-  sandbox.seed({ forms });
+  cli.sandbox.seed({ forms });
 }
 
 describe('claims forms pull', () => {
   it('writes the snapshot, the module and the schemas; a second pull writes nothing', async () => {
-    const at = join(dir, 'pull');
+    const at = join(cli.dir, 'pull');
     const files = [
       '--snapshot',
       join(at, 'claims-forms.json'),
@@ -79,7 +67,7 @@ describe('claims forms pull', () => {
     );
     const snapshot = parseSnapshot(readFileSync(join(at, 'claims-forms.json'), 'utf8'), 'f');
     expect(Object.keys(snapshot.forms)).toEqual(['PRG-MOTOR/MOTOR-COMP/GB', 'PRG-TRAVEL/TRAVEL-SINGLE/GB']);
-    expect(snapshot.forms['PRG-MOTOR/MOTOR-COMP/GB']?.source).toBe(sandbox.url);
+    expect(snapshot.forms['PRG-MOTOR/MOTOR-COMP/GB']?.source).toBe(cli.sandbox.url);
     expect(readFileSync(join(at, 'src', 'claims-forms.ts'), 'utf8')).toBe(generateFormsModule(snapshot));
     expect(readdirSync(join(at, 'schemas'))).toEqual([
       'PRG-MOTOR.MOTOR-COMP.GB.json',
@@ -109,7 +97,7 @@ describe('claims forms pull', () => {
   });
 
   it('a pull of fewer forms says which it dropped from the snapshot', async () => {
-    const snapshot = join(dir, 'fewer.json');
+    const snapshot = join(cli.dir, 'fewer.json');
     const HOME = ['--programme', 'PRG-HOME', '--policy-type', 'HOME-STD', '--country', 'GB'];
     expect((await claims(['forms', 'pull', ...MOTOR, ...TRAVEL, ...HOME, '--snapshot', snapshot])).code).toBe(
       0,
@@ -129,7 +117,7 @@ describe('claims forms pull', () => {
   });
 
   it('--all pulls every form the programmes operation lists', async () => {
-    const snapshot = join(dir, 'all.json');
+    const snapshot = join(cli.dir, 'all.json');
     const result = await claims(['forms', 'pull', '--all', '--snapshot', snapshot]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^claims: pulled 10 form\(s\): 10 new or changed, 0 unchanged\n/);
@@ -137,7 +125,7 @@ describe('claims forms pull', () => {
   });
 
   it('bad usage exits 2 and reads nothing; a form the server does not know exits 1, writing nothing', async () => {
-    const snapshot = join(dir, 'usage.json');
+    const snapshot = join(cli.dir, 'usage.json');
     const cases: Array<[string[], RegExp]> = [
       [
         ['forms', 'pull', '--programme', 'P', '--snapshot', snapshot],
@@ -198,7 +186,7 @@ describe('claims forms pull', () => {
 describe('claims forms check', () => {
   let snapshotFile: string;
   beforeAll(async () => {
-    snapshotFile = join(dir, 'check.json');
+    snapshotFile = join(cli.dir, 'check.json');
     expect((await claims(['forms', 'pull', ...MOTOR, ...TRAVEL, '--snapshot', snapshotFile])).code).toBe(0);
   });
 
@@ -230,7 +218,7 @@ describe('claims forms check', () => {
     changeMotorTypes(['Collision', 'Fire', 'Flood']);
     const result = await claims(['forms', 'check', '--snapshot', snapshotFile, '--json']);
     expect(result.code).toBe(1);
-    const client = new ClaimsClient({ baseUrl: sandbox.url, accessToken: sandbox.token });
+    const client = new ClaimsClient({ baseUrl: cli.sandbox.url, accessToken: cli.sandbox.token });
     const expected = await checkForms(
       client,
       parseSnapshot(readFileSync(snapshotFile, 'utf8'), snapshotFile),
@@ -274,12 +262,12 @@ describe('claims forms check', () => {
     const byDefault = await claims(['forms', 'check']);
     expect(byDefault.code).toBe(2);
     expect(byDefault.stderr).toContain('no snapshot at claims-forms.json');
-    const none = await claims(['forms', 'check', '--snapshot', join(dir, 'absent.json')]);
+    const none = await claims(['forms', 'check', '--snapshot', join(cli.dir, 'absent.json')]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain(
-      `no snapshot at ${join(dir, 'absent.json')}: make one with \`claims forms pull\``,
+      `no snapshot at ${join(cli.dir, 'absent.json')}: make one with \`claims forms pull\``,
     );
-    const broken = join(dir, 'broken.json');
+    const broken = join(cli.dir, 'broken.json');
     writeFileSync(broken, '{"version":1,"forms":{"P/T/GB":{"programmeCode":"P"}}}');
     const bad = await claims(['forms', 'check', '--snapshot', broken]);
     expect(bad.code).toBe(2);
@@ -293,19 +281,29 @@ describe('claims forms check', () => {
 
 describe('the client the commands make', () => {
   it('is closed when the command ends, whether it succeeded or not', async () => {
-    const close = vi.spyOn(ClaimsClient.prototype, 'close');
+    // Each command's one client, closed once (by runCli, whichever way the command ended).
+    const closed = new Set<ClaimsClient>();
+    const realClose = ClaimsClient.prototype.close;
+    const close = vi.spyOn(ClaimsClient.prototype, 'close').mockImplementation(function (this: ClaimsClient) {
+      closed.add(this);
+      return realClose.call(this);
+    });
     try {
-      const snapshot = join(dir, 'closed.json');
+      const snapshot = join(cli.dir, 'closed.json');
       expect((await claims(['forms', 'pull', ...MOTOR, '--snapshot', snapshot])).code).toBe(0);
+      expect(closed.size).toBe(1);
       expect(close).toHaveBeenCalledTimes(1);
       expect((await claims(['forms', 'check', '--snapshot', snapshot])).code).toBe(0);
+      expect(closed.size).toBe(2);
       expect(close).toHaveBeenCalledTimes(2);
       const unknown = ['--programme', 'PRG-MOTOR', '--policy-type', 'MOTOR-COMP', '--country', 'ES'];
       expect((await claims(['forms', 'pull', ...unknown, '--snapshot', snapshot])).code).toBe(1);
+      expect(closed.size).toBe(3);
       expect(close).toHaveBeenCalledTimes(3);
       expect(
         (await claims(['forms', 'check', '--snapshot', snapshot], { CLAIMS_TOKEN: 'wrong-s3cret' })).code,
       ).toBe(4);
+      expect(closed.size).toBe(4);
       expect(close).toHaveBeenCalledTimes(4);
     } finally {
       close.mockRestore();

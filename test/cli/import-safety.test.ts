@@ -105,12 +105,16 @@ describe('claims import never destroys a file', () => {
     expect(server.received).toEqual([]);
   });
 
-  it('checks the report path even when the run then stops on a bad line (an existing report is left as it was)', async () => {
+  it("a run refused on a bad line writes its problems as the report (not the last run's), and opens no journal", async () => {
     writeFileSync(report, 'the last report');
     writeBatch([claimLine('K1'), claimLine('K2', { incidentDate: 'yesterday' })]);
     const run = await claims(['import', input, '--report', report]);
     expect(run.code).toBe(2);
-    expect(readFileSync(report, 'utf8')).toBe('the last report');
+    expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({
+      lines: 2,
+      problems: [{ line: 2, key: 'K2', path: 'incident.incidentDate' }],
+    });
+    expect(existsSync(`${input}.journal`)).toBe(false);
   });
 });
 
@@ -151,7 +155,7 @@ describe('claims journal list never writes', () => {
     const listed = await claims(['journal', 'list', '--journal', journal]);
     expect(listed.code).toBe(1);
     expect(listed.stdout).toBe(
-      'A\tsending\t2026-11-26T10:00:00.000Z\tthe run stopped while it was being sent\n',
+      'A\tunknown\t2026-11-26T10:00:00.000Z\tits run stopped while it was being sent (needs_review)\n',
     );
     const all = await claims(['journal', 'list', '--journal', journal, '--all', '--json']);
     expect(all.code).toBe(1);

@@ -181,6 +181,12 @@ describe('claims import', () => {
       expect(result.stdout).toMatch(
         /^claims: 40 claim\(s\): filed \d+, rejected 0, unknown 0, not sent \d+\n {2}\d+ claim\(s\) not sent because the batch was stopped: run the same command again to continue\n$/,
       );
+      // The progress never counts the claims left unsent as done.
+      const filed = entries.filter((e) => e.state === 'filed').length;
+      const last = [
+        ...result.stderr.matchAll(/^claims: (\d+)\/40 done.*\(filed (\d+), .* not sent (\d+)\)$/gm),
+      ].at(-1);
+      expect(last?.slice(1)).toEqual([String(filed), String(filed), '0']);
       const listed = await runClaims(['journal', 'list', '--journal', journal, '--json'], server.url);
       expect(JSON.parse(listed.stdout)).toEqual([]);
       expect(listed.code).toBe(0);

@@ -62,20 +62,36 @@ describe('claims: credentials from the environment', () => {
     expect(out.stdout + out.stderr).not.toContain(SECRET);
   });
 
-  it('a token endpoint that refuses, echoing the secret: exit 1, the secret redacted', async () => {
+  it('a token endpoint that refuses (invalid_client), echoing the secret: the batch stops at once, exit 1, the secret redacted, a re-run files every key', async () => {
+    const keys = Array.from({ length: 30 }, (_, i) => `T${i}`);
+    writeFileSync(input, keys.map((k) => JSON.stringify(claimLine(k))).join('\n'));
+    const journal = join(dir, 'b.journal');
     tokenAnswer = {
       status: 400,
       body: { error: 'invalid_client', error_description: `bad secret ${SECRET}` },
     };
     try {
-      const out = await claimsInProcess(['import', input, '--journal', join(dir, 'b.journal')], oauth());
+      const out = await claimsInProcess(
+        ['import', input, '--journal', journal, '--concurrency', '1'],
+        oauth(),
+      );
       expect(out.code).toBe(1);
       expect(out.stdout + out.stderr).not.toContain(SECRET);
-      expect(out.stdout).toContain('not_sent (sent): accessToken provider failed');
+      // One line says why; the key that met it is not_sent (caller_refused), the rest not tried.
+      expect(out.stderr).toContain('claims: stopped: No claim can be sent: accessToken provider failed');
+      expect(out.stderr).toContain('invalid_client');
+      expect(out.stdout).toContain('not_sent (caller_refused): accessToken provider failed');
+      expect(out.stdout.match(/caller_refused/g)).toHaveLength(1);
+      expect(out.stdout).toContain('not sent 30');
+      // One for the programmes check (skipped, failing), one for the claim that stopped the batch.
+      expect(tokenRequests).toHaveLength(2);
       expect(server.received).toEqual([]);
     } finally {
       tokenAnswer = { status: 200, body: { access_token: 'oauth-token', expires_in: 3600 } };
     }
+    const again = await claimsInProcess(['import', input, '--journal', journal], oauth());
+    expect(again.code).toBe(0);
+    expect(server.received.sort()).toEqual([...keys].sort());
   });
 
   it('bad usage (exit 2, nothing sent): both kinds at once, an incomplete set, none at all', async () => {

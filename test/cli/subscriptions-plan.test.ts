@@ -1,28 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ClaimsClient } from '../../src/index.js';
-import { createSandbox, type Sandbox } from '../../src/testing/index.js';
-import { claimsInProcess } from './in-process.js';
 import { runClaims } from './run-claims.js';
+import { useSandboxCli } from './sandbox-cli.js';
 
-let sandbox: Sandbox;
+const cli = useSandboxCli('claims-subs-');
 let client: ClaimsClient;
-let dir: string;
-let env: Record<string, string>;
-beforeAll(async () => {
-  sandbox = await createSandbox();
-  client = new ClaimsClient({ baseUrl: sandbox.url, accessToken: sandbox.token });
-  dir = mkdtempSync(join(tmpdir(), 'claims-subs-'));
-  env = { CLAIMS_BASE_URL: sandbox.url, CLAIMS_TOKEN: sandbox.token };
-});
-afterAll(async () => {
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
+beforeAll(() => {
+  client = new ClaimsClient({ baseUrl: cli.sandbox.url, accessToken: cli.sandbox.token });
 });
 
-const claims = (...argv: string[]) => claimsInProcess(argv, env);
+const claims = (...argv: string[]) => cli.claims(argv);
 const finalReports = { fields: [{ name: 'category', operator: 'equals', value: 'Report: Final' }] };
 const desired = [
   { name: 'final-reports', webhookEvent: 'New Event', filters: finalReports },
@@ -30,11 +19,11 @@ const desired = [
 ];
 
 function file(name: string, content: unknown): string {
-  const path = join(dir, name);
+  const path = join(cli.dir, name);
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
   return path;
 }
-const webhook = () => String(sandbox.createWebhook({ url: 'http://127.0.0.1:9/hook' }).webhookId);
+const webhook = () => String(cli.sandbox.createWebhook({ url: 'http://127.0.0.1:9/hook' }).webhookId);
 
 describe('claims subscriptions plan', () => {
   it('prints the plan like terraform plan; --detailed-exitcode: 2 with changes, 0 once applied', async () => {
@@ -169,7 +158,7 @@ describe('claims subscriptions plan', () => {
       (await claims('subscriptions', 'plan', ...argv, '--detailed-exitcode')).code;
     expect(await detailed('-f', f)).toBe(1); // --webhook missing
     expect(await detailed('--webhook', '1', '-f', f, '--bogus')).toBe(1);
-    expect(await detailed('--webhook', '1', '-f', join(dir, 'missing.json'))).toBe(1);
+    expect(await detailed('--webhook', '1', '-f', join(cli.dir, 'missing.json'))).toBe(1);
     expect(await detailed('--webhook', '1', '-f', file('not-json.json', '{'))).toBe(1);
     expect(await detailed('--webhook', '999999', '-f', f)).toBe(1); // 404 from the sandbox
     expect((await claims('subscriptions', 'plan', '-f', f)).code).toBe(2);
@@ -186,7 +175,7 @@ describe('claims subscriptions plan', () => {
   it('plan --out, then apply plan.json; refused once the live subscriptions changed', async () => {
     const id = webhook();
     const f = file('plan-5.json', desired);
-    const out = join(dir, 'saved-plan.json');
+    const out = join(cli.dir, 'saved-plan.json');
     const planned = await claims('subscriptions', 'plan', '--webhook', id, '-f', f, '--out', out);
     expect(planned.stdout).toContain(
       `Saved the plan to ${out}; apply it with: claims subscriptions apply ${out}\n`,
@@ -196,7 +185,7 @@ describe('claims subscriptions plan', () => {
       webhookId: id,
       fingerprint: expect.stringMatching(/^sha256:/),
     });
-    const stale = join(dir, 'stale-plan.json');
+    const stale = join(cli.dir, 'stale-plan.json');
     writeFileSync(stale, readFileSync(out));
     const applied = await claims('subscriptions', 'apply', out);
     expect(applied.code).toBe(0);
@@ -220,7 +209,7 @@ describe('claims subscriptions plan', () => {
         'give either a saved plan (apply plan.json) or --webhook <id> -f <file.json>',
       );
     }
-    expect((await claims('subscriptions', 'apply', join(dir, 'none.json'))).stderr).toContain(
+    expect((await claims('subscriptions', 'apply', join(cli.dir, 'none.json'))).stderr).toContain(
       'cannot read the plan from',
     );
   });
@@ -272,7 +261,7 @@ describe('claims subscriptions plan', () => {
     const id = webhook();
     const f = file('plan-10.json', desired);
     await claims('subscriptions', 'apply', '--webhook', id, '-f', f);
-    const out = join(dir, 'idle-plan.json');
+    const out = join(cli.dir, 'idle-plan.json');
     const idle = await claims('subscriptions', 'plan', '--webhook', id, '-f', f, '--out', out);
     expect(idle).toMatchObject({ code: 0, stderr: '' });
     expect(idle.stdout).toBe(
@@ -287,7 +276,7 @@ describe('claims subscriptions plan', () => {
   });
 
   it('a file it cannot read or parse: the reason, as words and, with --json, as the error verdict', async () => {
-    const missing = join(dir, 'absent.json');
+    const missing = join(cli.dir, 'absent.json');
     const unread = await claims('subscriptions', 'plan', '--webhook', '1', '-f', missing, '--json');
     expect(unread.code).toBe(2);
     expect(JSON.parse(unread.stdout)).toEqual({
@@ -331,9 +320,9 @@ describe('claims subscriptions plan', () => {
     const f = file('plan-8.json', desired);
     const result = await runClaims(
       ['subscriptions', 'plan', '--webhook', id, '-f', f, '--detailed-exitcode'],
-      sandbox.url,
+      cli.sandbox.url,
       {
-        CLAIMS_TOKEN: sandbox.token,
+        CLAIMS_TOKEN: cli.sandbox.token,
       },
     );
     expect(result.code).toBe(2);

@@ -1,32 +1,19 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createNodeMiddleware } from 'claims-notification-sdk/webhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClaimsClient } from '../../src/index.js';
-import { createSandbox, type Sandbox } from '../../src/testing/index.js';
 import { closeServer, listen } from '../webhooks/http-send.js';
 import { claimsInProcess } from './in-process.js';
+import { useSandboxCli } from './sandbox-cli.js';
 
-let sandbox: Sandbox;
-let dir: string;
-let env: Record<string, string>;
-beforeAll(async () => {
-  sandbox = await createSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'claims-rotate-'));
-  env = { CLAIMS_BASE_URL: sandbox.url, CLAIMS_TOKEN: sandbox.token };
-});
-afterAll(async () => {
-  await sandbox.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const claims = (...argv: string[]) => claimsInProcess(argv, env);
+const cli = useSandboxCli('claims-rotate-');
+const claims = (...argv: string[]) => cli.claims(argv);
 
 describe('claims webhooks rotate-header', () => {
   it('--prepare writes a strong value to a new file (0600) and prints the steps, never the value', async () => {
-    const file = join(dir, 'next-1.txt');
+    const file = join(cli.dir, 'next-1.txt');
     const result = await claims('webhooks', 'rotate-header', '12', '--prepare', file);
     expect(result.code).toBe(0);
     const value = readFileSync(file, 'utf8');
@@ -55,7 +42,7 @@ describe('claims webhooks rotate-header', () => {
       'rotate-header',
       '12',
       '--prepare',
-      join(dir, 'no-dir', 'x.txt'),
+      join(cli.dir, 'no-cli.dir', 'x.txt'),
     );
     expect(nowhere).toMatchObject({ code: 2, stderr: expect.stringContaining('cannot write') });
   });
@@ -66,8 +53,8 @@ describe('claims webhooks rotate-header', () => {
     let handle = createNodeMiddleware({ headerName: 'X-Hook-Secret', headerValue: accepted }, () => {});
     const receiver = createServer((req, res) => handle(req, res));
     const port = await listen(receiver);
-    const client = new ClaimsClient({ baseUrl: sandbox.url, accessToken: sandbox.token });
-    const { webhookId } = sandbox.createWebhook({
+    const client = new ClaimsClient({ baseUrl: cli.sandbox.url, accessToken: cli.sandbox.token });
+    const { webhookId } = cli.sandbox.createWebhook({
       url: `http://127.0.0.1:${port}/hooks`,
       headerName: 'X-Hook-Secret',
       headerValue: old,
@@ -86,12 +73,12 @@ describe('claims webhooks rotate-header', () => {
         category: 'Other',
         detail: 'x',
       });
-      await sandbox.settled();
-      return sandbox.deliveries.at(-1);
+      await cli.sandbox.settled();
+      return cli.sandbox.deliveries.at(-1);
     };
     try {
       expect((await deliver())?.status).toBe('delivered');
-      const file = join(dir, 'next-2.txt');
+      const file = join(cli.dir, 'next-2.txt');
       const outputs: string[] = [];
       const prepared = await claims('webhooks', 'rotate-header', String(webhookId), '--prepare', file);
       outputs.push(prepared.stdout, prepared.stderr);
@@ -113,7 +100,7 @@ describe('claims webhooks rotate-header', () => {
       // Step 3: only the new value.
       handle = createNodeMiddleware({ headerName: 'X-Hook-Secret', headerValue: next }, () => {});
       expect((await deliver())?.status).toBe('delivered');
-      expect(sandbox.deliveries.filter((d) => d.webhookId === webhookId).map((d) => d.status)).toEqual([
+      expect(cli.sandbox.deliveries.filter((d) => d.webhookId === webhookId).map((d) => d.status)).toEqual([
         'delivered',
         'delivered',
         'delivered',
@@ -126,7 +113,7 @@ describe('claims webhooks rotate-header', () => {
   });
 
   it('--commit: a server answer that quotes the value is printed with the value cut out', async () => {
-    const file = join(dir, 'next-3.txt');
+    const file = join(cli.dir, 'next-3.txt');
     const value = 'echoed-secret-value-42';
     writeFileSync(file, `${value}\r\n`, { mode: 0o600 });
     let received: unknown;
@@ -159,17 +146,17 @@ describe('claims webhooks rotate-header', () => {
   });
 
   it('bad usage: exit 2, saying why, nothing sent', async () => {
-    const file = join(dir, 'next-4.txt');
+    const file = join(cli.dir, 'next-4.txt');
     writeFileSync(file, 'a\nb', { mode: 0o600 });
     const cases: Array<[string[], string]> = [
       [['12'], 'give exactly one of --prepare <file> or --commit <file>'],
       [['12', '--prepare', 'a', '--commit', 'b'], 'give exactly one of'],
-      [['twelve', '--prepare', join(dir, 'p.txt')], 'the webhook id must be digits, got "twelve"'],
-      [['12', '--commit', join(dir, 'missing.txt')], 'cannot read'],
+      [['twelve', '--prepare', join(cli.dir, 'p.txt')], 'the webhook id must be digits, got "twelve"'],
+      [['12', '--commit', join(cli.dir, 'missing.txt')], 'cannot read'],
       [['12', '--commit', file], 'headerValue: must not contain CR, LF'],
     ];
-    writeFileSync(join(dir, 'blank.txt'), ' \n');
-    cases.push([['12', '--commit', join(dir, 'blank.txt')], 'holds no header value']);
+    writeFileSync(join(cli.dir, 'blank.txt'), ' \n');
+    cases.push([['12', '--commit', join(cli.dir, 'blank.txt')], 'holds no header value']);
     for (const [argv, message] of cases) {
       const result = await claims('webhooks', 'rotate-header', ...argv);
       expect(result.code).toBe(2);

@@ -5,9 +5,10 @@
  */
 import { getEventListeners } from 'node:events';
 import { Readable } from 'node:stream';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ClaimsTimeoutError } from '../../src/index.js';
 import { event, incident, uuid } from '../helpers/fixtures.js';
+import { abortOnPause } from '../helpers/pauses.js';
 import { closedPort, failure, httpFaultServer, makeClient, scenario, WIRES } from './fault-server.js';
 
 /** A one-shot stream giving `chunks` chunks of 16 KiB, one every `everyMs` ms. */
@@ -30,11 +31,9 @@ function slowSource(chunks: number, everyMs: number): Readable {
   });
 }
 
-function abortAfter(ms: number): AbortSignal {
-  const controller = new AbortController();
-  setTimeout(() => controller.abort(), ms);
-  return controller.signal;
-}
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 // The SDK loads zod and undici on its first call; these tests time aborts against waits and
 // uploads, so that one-off load must not be inside their windows.
@@ -52,9 +51,12 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
       }),
       async (server) => {
         const client = makeClient(server.url, wire);
-        const { error, ms } = await failure(() => client.subscriptions.list(1, { signal: abortAfter(100) }));
+        const controller = new AbortController();
+        const { pauses, ends } = abortOnPause(controller);
+        const { error } = await failure(() => client.subscriptions.list(1, { signal: controller.signal }));
         expect((error as Error).name).toBe('AbortError');
-        expect(ms).toBeLessThan(600);
+        expect(pauses).toEqual([10_000]);
+        expect(await Promise.all(ends)).toEqual(['cut short']);
         await new Promise((resolve) => setTimeout(resolve, 50));
         expect(server.hits).toHaveLength(1);
       },
@@ -64,10 +66,15 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
   it('aborting during the backoff after a refused connection: AbortError, the wait cut short', async () => {
     const port = await closedPort();
     const client = makeClient(`http://127.0.0.1:${port}`, { ...wire, maxRetries: 5 });
-    const { error, ms } = await failure(() => client.incidents.create(incident, { signal: abortAfter(100) }));
+    const controller = new AbortController();
+    const { pauses, ends } = abortOnPause(controller);
+    const { error } = await failure(() => client.incidents.create(incident, { signal: controller.signal }));
     expect((error as Error).name).toBe('AbortError');
-    // the first backoff alone is at least 375 ms
-    expect(ms).toBeLessThan(350);
+    // The first backoff (0.5 s less up to 25%) was begun, and the abort ended it: no second attempt.
+    expect(pauses).toHaveLength(1);
+    expect(pauses[0]).toBeGreaterThanOrEqual(375);
+    expect(pauses[0]).toBeLessThanOrEqual(500);
+    expect(await Promise.all(ends)).toEqual(['cut short']);
   });
 
   it('the abort reason is kept as cause when it is not an AbortError itself', async () => {
@@ -100,13 +107,14 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
       async (server) => {
         const source = slowSource(200, 10);
         const client = makeClient(server.url, { ...wire, timeoutMs: 5_000 });
-        const { error, ms } = await failure(() =>
+        const { error } = await failure(() =>
           client.attachments.upload({ data: source, filename: 'big.bin' }, { signal: controller.signal }),
         );
         expect((error as Error).name).toBe('AbortError');
-        expect(ms).toBeLessThan(1_000);
         expect(received).toBeGreaterThan(0);
+        // Cut mid-body: destroyed before it gave all of its 200 chunks (2 s of them).
         expect(source.destroyed).toBe(true);
+        expect(source.readableEnded).toBe(false);
         await new Promise((resolve) => setTimeout(resolve, 50));
         expect(server.hits).toHaveLength(1);
       },

@@ -34,12 +34,6 @@ export interface FaultServer {
 export interface WireCase {
   name: string;
   options: Partial<ClaimsClientOptions> & { [WIRE_CHOICE]?: WireChoice };
-  /**
-   * How late a `timeoutMs` may fire. undici runs `headersTimeout`/`bodyTimeout` on its coarse
-   * "fast timers" (a ~0.5 s tick), so with the default wire a 200 ms timeout fires after 0.5 to
-   * 1.2 s; the fetch wire uses a plain timer of its own.
-   */
-  timerSlackMs: number;
 }
 
 /**
@@ -47,9 +41,9 @@ export interface WireCase {
  * `WIRE_CHOICE` keeps a client on each for all its calls) and a plain `fetch`.
  */
 export const WIRES: readonly WireCase[] = [
-  { name: 'undici wire', options: { [WIRE_CHOICE]: 'undici' }, timerSlackMs: 1_300 },
-  { name: 'http wire', options: { [WIRE_CHOICE]: 'http' }, timerSlackMs: 300 },
-  { name: 'fetch wire', options: { fetch: globalThis.fetch }, timerSlackMs: 300 },
+  { name: 'undici wire', options: { [WIRE_CHOICE]: 'undici' } },
+  { name: 'http wire', options: { [WIRE_CHOICE]: 'http' } },
+  { name: 'fetch wire', options: { fetch: globalThis.fetch } },
 ];
 
 export function makeClient(url: string, options: Partial<ClaimsClientOptions> = {}): ClaimsClient {

@@ -60,7 +60,7 @@ describe.skipIf(!db)('claims on a postgres:// journal', () => {
     expect(list.code).toBe(1);
     expect(list.stdout.split('\n').map((l) => l.split('\t').slice(0, 2).join(' '))).toEqual([
       'U unknown',
-      'S sending',
+      'S unknown',
       '',
     ]);
     const all = noSecret(

@@ -3,7 +3,7 @@
  * the token endpoint, uploads a few at a time, redelivery and reset, and the control routes
  * under `/_sandbox/` with the views the inspector draws from.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SandboxChange } from '../../src/testing/core/changes.js';
 import { handleControl, isControlPath } from '../../src/testing/core/control-routes.js';
 import { LISTED } from '../../src/testing/core/inspector-view.js';
@@ -113,30 +113,48 @@ describe('the core, call by call', () => {
   });
 
   it('records a delayed call before the wait, then its whole time; a caller gone ends the wait', async () => {
-    const core = new SandboxCore();
-    const changes: SandboxChange[] = [];
-    core.onChange((c) => changes.push(c));
-    core.faults.next({ route: 'GET /metadata/programmes', fault: { delayMs: 200 }, times: 2 });
-    const pending = send(core, { method: 'GET', path: '/metadata/programmes' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(core.calls).toMatchObject([{ status: 200, fault: { delayMs: 200 } }]);
-    expect(core.calls[0]?.ms ?? 1_000).toBeLessThan(150);
-    await pending;
-    expect(core.calls[0]?.ms).toBeGreaterThanOrEqual(195);
-    expect(changes.filter((c) => c.kind === 'call')).toEqual([
-      { kind: 'call', id: 1 },
-      { kind: 'call', id: 1 },
-    ]);
-    const gone = new AbortController();
-    const started = Date.now();
-    const cut = core.handle({
-      ...head(core, { method: 'GET', path: '/metadata/programmes' }),
-      body: new Uint8Array(),
-      signal: gone.signal,
-    });
-    gone.abort();
-    await cut;
-    expect(Date.now() - started).toBeLessThan(150);
+    // The wait and the call's time on a fake clock: exact, however loaded the machine is.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const core = new SandboxCore();
+      const changes: SandboxChange[] = [];
+      core.onChange((c) => changes.push(c));
+      core.faults.next({ route: 'GET /metadata/programmes', fault: { delayMs: 200 }, times: 2 });
+      let answered = false;
+      const pending = send(core, { method: 'GET', path: '/metadata/programmes' }).then(() => {
+        answered = true;
+      });
+      await vi.advanceTimersByTimeAsync(50);
+      expect(core.calls).toMatchObject([{ status: 200, fault: { delayMs: 200 }, ms: 0 }]);
+      await vi.advanceTimersByTimeAsync(149);
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await pending;
+      expect(core.calls[0]?.ms).toBe(200);
+      expect(changes.filter((c) => c.kind === 'call')).toEqual([
+        { kind: 'call', id: 1 },
+        { kind: 'call', id: 1 },
+      ]);
+      const gone = new AbortController();
+      let cutShort = false;
+      const cut = core
+        .handle({
+          ...head(core, { method: 'GET', path: '/metadata/programmes' }),
+          body: new Uint8Array(),
+          signal: gone.signal,
+        })
+        .then(() => {
+          cutShort = true;
+        });
+      gone.abort();
+      // No time passes: the wait ends with the caller.
+      await vi.advanceTimersByTimeAsync(0);
+      expect(cutShort).toBe(true);
+      await cut;
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('callEnded stretches a call’s time to the end of its answer, and ignores unknown ids', async () => {

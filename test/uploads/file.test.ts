@@ -200,13 +200,11 @@ describe.skipIf(process.platform !== 'linux').each(WIRES)(
         10_000,
         'the upload reaching the server',
       );
-      const abortedAt = Date.now();
       controller.abort();
       const error = await within(upload, 5_000, 'the aborted upload');
       expect((error as Error).name).toBe('AbortError');
       // Part of the body went out: the transport calls that 'unknown' (see docs/calls-and-errors.md, "Errors").
       expect(outcomeOf(error)).toBe('unknown');
-      expect(Date.now() - abortedAt).toBeLessThan(2_000);
       // The file stream was destroyed: no descriptor of this process points at the file any more.
       await within(
         (async () => {

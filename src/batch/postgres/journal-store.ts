@@ -114,6 +114,8 @@ export class PostgresJournalStore implements JournalStore {
   readonly #known = new Map<string, string>();
   readonly #pending = new Set<Promise<unknown>>();
   #renewal: NodeJS.Timeout | undefined;
+  /** The shared back-off as last read, in ms since the epoch on this machine's clock. */
+  #pausedUntil = 0;
 
   /**
    * @param connection a `postgres://user[:password]@host:port/db` URL, or the options. The
@@ -237,6 +239,32 @@ export class PostgresJournalStore implements JournalStore {
           `so its ${record.state} record was not written (did its lease run out, and was it resolved meanwhile?)`,
       );
     });
+  }
+
+  /**
+   * Holds every run sharing this journal until `ms` from now, on the database's clock (so the
+   * machines' clocks need not agree): the `<table>_meta` row `backoff`, whose `until` only
+   * moves later. Every run reads it with each of its writes.
+   */
+  pauseAll(ms: number): Promise<void> {
+    return this.#track('write', async (pool) => {
+      const { rows } = await pool.query<{ left_ms: number | null }>(
+        `INSERT INTO ${this.#tables.meta} AS m (name, until)
+              VALUES ('backoff', now() + $1::float8 * interval '1 millisecond')
+         ON CONFLICT (name) DO UPDATE SET until = greatest(m.until, excluded.until)
+         RETURNING extract(epoch FROM m.until - now())::float8 * 1000 AS left_ms`,
+        [Math.max(0, ms)],
+      );
+      this.#heldFor(rows[0]?.left_ms);
+    });
+  }
+
+  /**
+   * Until when the shared back-off holds, in ms since the epoch on this machine's clock, as
+   * last read (with this run's latest write or `pauseAll`); 0 when none was seen.
+   */
+  pausedUntil(): number {
+    return this.#pausedUntil;
   }
 
   /**
@@ -372,27 +400,39 @@ export class PostgresJournalStore implements JournalStore {
       record.state === 'sending' ? this.leaseMs : null,
     ];
     const lease = `CASE WHEN $7::int IS NULL THEN NULL ELSE now() + $7::int * interval '1 millisecond' END`;
+    // The shared back-off is read in the same statement: one primary-key lookup, no round trip.
+    const withBackoff = (write: string) =>
+      `WITH w AS (${write})
+       SELECT (SELECT version FROM w) AS version,
+              (SELECT extract(epoch FROM until - now())::float8 * 1000 FROM ${this.#tables.meta}
+                WHERE name = 'backoff' AND until > now()) AS left_ms`;
     const { rows } =
       expected === undefined || expected === null
-        ? await pool.query<{ version: string }>(
-            `INSERT INTO ${this.#tables.keys}
+        ? await pool.query<{ version: string | null; left_ms: number | null }>(
+            withBackoff(`INSERT INTO ${this.#tables.keys}
                (key, state, body_hash, incident_id, record, version, worker, lease_until)
              VALUES ($1, $2, $3, $4, $5, 1, $6, ${lease})
-             ON CONFLICT (key) DO NOTHING RETURNING version::text`,
+             ON CONFLICT (key) DO NOTHING RETURNING version::text`),
             values,
           )
-        : await pool.query<{ version: string }>(
-            `UPDATE ${this.#tables.keys}
+        : await pool.query<{ version: string | null; left_ms: number | null }>(
+            withBackoff(`UPDATE ${this.#tables.keys}
                 SET state = $2, body_hash = $3, incident_id = $4, record = $5, version = version + 1,
                     worker = $6, lease_until = ${lease}, updated_at = now()
-              WHERE key = $1 AND version = $8 RETURNING version::text`,
+              WHERE key = $1 AND version = $8 RETURNING version::text`),
             [...values, expected],
           );
-    const version = rows[0]?.version;
+    this.#heldFor(rows[0]?.left_ms);
+    const version = rows[0]?.version ?? undefined;
     if (version === undefined) return undefined;
     this.#versions.set(record, version);
     this.#known.set(record.key, version);
     return version;
+  }
+
+  /** The shared back-off read from the database: `ms` left of it from now, when any. */
+  #heldFor(ms: number | null | undefined): void {
+    if (typeof ms === 'number' && ms > 0) this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + ms);
   }
 
   /** The key's record as it is now (read in a statement of its own: it sees the winner's commit). */

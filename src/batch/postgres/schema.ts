@@ -1,6 +1,6 @@
 // The journal's tables and their versioned migrations. A journal named `claims_journal` is the
-// table `claims_journal` (one row per key) and `claims_journal_meta` (the schema's version,
-// and the shared back-off). Migrations run in one transaction under an advisory lock, so runs
+// table `claims_journal` (one row per key) and `claims_journal_meta` (the row `schema`: the
+// schema's version; the row `backoff`: the back-off every run honours, its `until`). Migrations run in one transaction under an advisory lock, so runs
 // opening a new journal at once create it once.
 import { JournalError } from '../errors.js';
 import type { PostgresPool } from './connection.js';

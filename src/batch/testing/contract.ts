@@ -255,6 +255,33 @@ export function journalStoreContract(makeStore: MakeStore, options: JournalStore
       }
     });
 
+    test('a shared back-off (pauseAll), when the store has one: every run using the journal sees it by its next write', async () => {
+      const name = journalName();
+      const a = await makeStore(name);
+      if (!a.pauseAll) return;
+      assert.equal(typeof a.pausedUntil, 'function', 'pauseAll comes with pausedUntil');
+      await a.open();
+      const b = a.shared ? await makeStore(name) : a;
+      if (b !== a) await b.open();
+      try {
+        const before = Date.now();
+        await a.pauseAll(60_000);
+        await a.pauseAll(1_000); // a shorter one does not cut the longer short
+        await b.claim(record('P', 'sending'), undefined);
+        for (const store of [a, b]) {
+          const until = (store.pausedUntil as () => number)();
+          assert.ok(
+            until >= before + 59_000,
+            `the back-off holds about 60 s from when it was set (${until - before} ms)`,
+          );
+          assert.ok(until <= Date.now() + 61_000, 'and not longer');
+        }
+      } finally {
+        await a.close();
+        if (b !== a) await b.close();
+      }
+    });
+
     test("shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not", async () => {
       const name = journalName();
       const holder = await makeStore(name);

