@@ -183,15 +183,21 @@ function formParams(options: ClientCredentialsOptions): Record<string, string> {
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** An https URL without user info; plain http only to this machine (a local sandbox): the secret travels in this request. */
+function isTokenUrl(value: unknown): boolean {
+  let url: URL;
+  try {
+    url = new URL(value as string);
+  } catch {
+    return false;
+  }
+  const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
+  return secure && url.username === '' && url.password === '';
+}
+
 function checkOptions(options: ClientCredentialsOptions): void {
   const issues: ValidationIssue[] = [];
-  try {
-    const url = new URL(options?.tokenUrl);
-    // The secret travels in this request: plain http only to this machine (a local sandbox).
-    const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
-    if (!secure) throw new Error('insecure');
-    if (url.username || url.password) throw new Error('credentials');
-  } catch {
+  if (!isTokenUrl(options?.tokenUrl)) {
     issues.push({
       path: 'tokenUrl',
       message: 'must be an https URL without user info (http only for localhost)',

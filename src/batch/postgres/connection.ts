@@ -77,8 +77,8 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 export function displayUrl(connectionString: string): string {
   try {
     const url = new URL(connectionString);
-    if (url.password) url.password = '';
-    return url.toString().replace(/^(postgres(?:ql)?:\/\/[^:@/]*):@/, '$1@');
+    url.password = ''; // a user with no password is shown as `user@`, with no `:`
+    return url.toString();
   } catch {
     return '(a connection string)';
   }
