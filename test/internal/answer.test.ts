@@ -7,6 +7,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { parseRetryAfter } from '../../src/call-policy.js';
 import {
   BadRequestError,
   type ClaimsApiError,
@@ -23,7 +24,6 @@ import {
   readErrorAnswer,
   readSuccess,
 } from '../../src/internal/answer.js';
-import { parseRetryAfter } from '../../src/call-policy.js';
 import type { WireResponse } from '../../src/wire/types.js';
 import { type FaultServer, httpFaultServer, TOKEN, WIRES } from '../faults/fault-server.js';
 import { event, incident } from '../helpers/fixtures.js';
