@@ -7,7 +7,7 @@ import {
   redactSecrets,
   secretsOf,
 } from './connection.js';
-import { tablesOf } from './schema.js';
+import { TABLE_NAME_RULE, tablesOf } from './schema.js';
 
 /** Options of {@link PostgresDeliveryStore}. */
 export interface PostgresDeliveryStoreOptions extends PostgresConnection {
@@ -69,8 +69,9 @@ export class PostgresDeliveryStore implements DeliveryStore {
     let tables: ReturnType<typeof tablesOf>;
     try {
       tables = tablesOf(options.table ?? 'claims_webhook_deliveries');
-    } catch (error) {
-      throw new ClaimsValidationError([{ path: 'table', message: (error as Error).message }]);
+    } catch {
+      // Not the journal's own words ("The journal table must be ..."): this is no journal.
+      throw new ClaimsValidationError([{ path: 'table', message: `must be ${TABLE_NAME_RULE}` }]);
     }
     this.table = tables.name;
     this.#quoted = tables.keys;

@@ -18,13 +18,14 @@ export interface JournalTables {
   name: string;
 }
 
+/** What a table name may be, as a refusal says it. */
+export const TABLE_NAME_RULE =
+  'a name of letters, digits and _ (at most 40 characters), optionally schema.name';
+
 /** The tables of a journal named `table`; a name that is not a plain identifier is refused. */
 export function tablesOf(table: string): JournalTables {
   if (typeof table !== 'string' || !NAME.test(table)) {
-    throw new JournalError(
-      'invalid_store',
-      'The journal table must be a name of letters, digits and _ (at most 40 characters), optionally schema.name',
-    );
+    throw new JournalError('invalid_store', `The journal table must be ${TABLE_NAME_RULE}`);
   }
   const parts = table.split('.');
   const last = parts.pop() as string;
