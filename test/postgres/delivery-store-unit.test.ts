@@ -212,6 +212,17 @@ describe('failures', () => {
     });
     const thrown = (await bare.isDone('k').catch((e: unknown) => e)) as Error;
     expect(thrown.message).toBe('The PostgreSQL delivery store failed: socket gone');
+    const nothing = new PostgresDeliveryStore({
+      pool: {
+        ...fake.pool,
+        query: async () => {
+          throw null;
+        },
+      } as PostgresPool,
+    });
+    expect(((await nothing.isDone('k').catch((e: unknown) => e)) as Error).message).toBe(
+      'The PostgreSQL delivery store failed: null',
+    );
     const numeric = fakePool((text) =>
       text.startsWith('SELECT 1') ? Object.assign(new Error('odd'), { code: 42 }) : {},
     );
