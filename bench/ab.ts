@@ -116,6 +116,12 @@ const used = process.cpuUsage(cpu);
 process.stdout.write(JSON.stringify({ cpuUndiciUs: (used.user + used.system) / 20000 }));`,
   'upload.mjs': `const { ClaimsClient } = await import(process.env.CLAIMS_AB_DIST);
 const client = new ClaimsClient({ baseUrl: process.env.CLAIMS_AB_URL, accessToken: 'tok_bench_0123456789abcdef' });
+// A small upload first: the code an upload loads (undici, loaded on first use since #25) is
+// then in both sides' baseline, so the growth measured is the streaming's own.
+const { writeFileSync } = await import('node:fs');
+const small = process.env.CLAIMS_AB_FILE + '.warm-up';
+writeFileSync(small, 'warm-up');
+await client.attachments.upload(small);
 const base = process.memoryUsage().rss;
 let peak = base;
 const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
