@@ -34,6 +34,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Batch from '../src/batch/index.js';
 import type * as Sdk from '../src/index.js';
+import { plainPool } from './lib/batch-latency.js';
 import {
   CAN_PIN,
   ensureBuilt,
@@ -79,19 +80,6 @@ type Claims = ReturnType<typeof makeClaims>;
  * them up front), the request id kept.
  */
 const CREATE_OPTIONS = { maxRetries: 0, checkExtendedFields: false } as const;
-
-async function plainPool(client: Sdk.ClaimsClient, claims: Claims): Promise<number> {
-  const started = performance.now();
-  let next = 0;
-  const worker = async () => {
-    while (next < claims.length) {
-      const { incident } = claims[next++] as Claims[number];
-      await client.incidents.create(incident, CREATE_OPTIONS).withResponse();
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return performance.now() - started;
-}
 
 async function withJournal(
   client: Sdk.ClaimsClient,
@@ -227,7 +215,7 @@ async function compare(
     const client = new sdk.ClaimsClient({ baseUrl: server.url, accessToken: 'tok_bench_0123456789abcdef' });
     const claims = makeClaims(count);
     // Warm-up: JIT and a full connection pool, both sides.
-    await plainPool(client, claims.slice(0, 2_000));
+    await plainPool(client, claims.slice(0, 2_000), CONCURRENCY);
     await withJournal(client, batch, claims.slice(0, 2_000), -1);
     await withJournal(client, batch, claims.slice(0, 2_000), -2, noStore());
     const cpuUs: Record<Side, number[]> = { plain: [], batch: [], noStore: [] };
@@ -246,7 +234,7 @@ async function compare(
         const syncsBefore = syncCalls;
         ms[side].push(
           side === 'plain'
-            ? await plainPool(client, claims)
+            ? await plainPool(client, claims, CONCURRENCY)
             : await withJournal(client, batch, claims, r * 6 + i, side === 'noStore' ? noStore() : undefined),
         );
         const cpu = process.cpuUsage(cpuBefore);
