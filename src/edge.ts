@@ -39,5 +39,5 @@ export {
 export { checkForms } from './forms/check.js';
 export { outcomeOf } from './outcome.js';
 export { ClaimsClient } from './platform/web.js';
-export { SubscriptionPlanError } from './resources/subscription-plan.js';
+export { SubscriptionPlanError } from './resources/subscription-plan-error.js';
 export { VERSION } from './version.js';

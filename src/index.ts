@@ -62,12 +62,8 @@ export type { BodyCallOptions } from './resources/extra-body.js';
 export type { IncidentCreateOptions, Incidents } from './resources/incidents.js';
 export type { Metadata } from './resources/metadata.js';
 export type { AppliedChange, SubscriptionApplyResult } from './resources/subscription-apply.js';
-export {
-  type SubscriptionChange,
-  type SubscriptionPlan,
-  SubscriptionPlanError,
-  type SubscriptionPlanFailure,
-} from './resources/subscription-plan.js';
+export type { SubscriptionChange, SubscriptionPlan } from './resources/subscription-plan.js';
+export { SubscriptionPlanError, type SubscriptionPlanFailure } from './resources/subscription-plan-error.js';
 export type {
   SubscriptionApplyOptions,
   SubscriptionPlanOptions,

@@ -38,6 +38,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
     'internal/error-message.ts',
     'internal/headers.ts',
     'internal/json.ts',
+    'internal/on-first-use.ts',
     'internal/options.ts',
     'internal/parse-input.ts',
     'internal/path.ts',

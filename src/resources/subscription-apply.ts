@@ -2,12 +2,8 @@ import { ClaimsValidationError, describeIssues, type ValidationIssue } from '../
 import type { NumericId } from '../schemas/common.js';
 import type { Subscription, SubscriptionCreate, SubscriptionPatch } from '../schemas/subscriptions.js';
 import type { WebhookPatch } from '../schemas/webhooks.js';
-import {
-  fingerprintOf,
-  type SubscriptionChange,
-  type SubscriptionPlan,
-  SubscriptionPlanError,
-} from './subscription-plan.js';
+import { fingerprintOf, type SubscriptionChange, type SubscriptionPlan } from './subscription-plan.js';
+import { SubscriptionPlanError } from './subscription-plan-error.js';
 
 /** A change `apply` made, with the id of the subscription it made it to. */
 export interface AppliedChange extends SubscriptionChange {

@@ -1,4 +1,3 @@
-import { ClaimsError } from '../errors.js';
 import type { NumericId } from '../schemas/common.js';
 import type {
   FilterCondition,
@@ -8,6 +7,7 @@ import type {
   SubscriptionPatch,
 } from '../schemas/subscriptions.js';
 import type { CheckedDesired, DesiredWebhook } from './desired-subscriptions.js';
+import { SubscriptionPlanError } from './subscription-plan-error.js';
 
 // Subscriptions as code: the pure part. From the desired state and the live list it decides
 // what to create, update and disable; it sends nothing (subscription-apply.ts does).
@@ -55,28 +55,6 @@ export interface SubscriptionPlan {
   unnamed: NumericId[];
   /** A hash of the live subscriptions the plan was made from. */
   fingerprint: string;
-}
-
-/** Why {@link SubscriptionPlanError} was thrown. */
-export type SubscriptionPlanFailure = 'duplicate_names' | 'stale_plan';
-
-/**
- * A plan cannot be made or applied: two live subscriptions share a name (`duplicate_names`,
- * the names in `names`), or the live subscriptions changed since the plan was made
- * (`stale_plan`). Nothing was changed; `outcome` is `'not_sent'`.
- */
-export class SubscriptionPlanError extends ClaimsError {
-  override name = 'SubscriptionPlanError';
-  /** `duplicate_names` or `stale_plan`. */
-  readonly failure: SubscriptionPlanFailure;
-  /** The duplicated names (`duplicate_names`); empty otherwise. */
-  readonly names: string[];
-
-  constructor(failure: SubscriptionPlanFailure, message: string, names: string[] = []) {
-    super(message);
-    this.failure = failure;
-    this.names = names;
-  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type ClaimsPromise, claimsPromise, type ResponseSink } from '../claims-promise.js';
+import { onFirstUse } from '../internal/on-first-use.js';
 import { parseInput } from '../internal/parse-input.js';
 import { path } from '../internal/path.js';
 import type { NumericId } from '../schemas/common.js';
@@ -10,11 +11,11 @@ import type {
   SubscriptionPatch,
 } from '../schemas/subscriptions.js';
 import type { CallOptions } from '../transport.js';
-import { checkDesired, type DesiredSubscriptions } from './desired-subscriptions.js';
+import type { DesiredSubscriptions } from './desired-subscriptions.js';
 import { type BodyCallOptions, withExtraBody } from './extra-body.js';
 import { Resource } from './resource.js';
-import { type AppliedChange, applyPlan, type SubscriptionApplyResult } from './subscription-apply.js';
-import { fingerprintOf, planSubscriptions, type SubscriptionPlan } from './subscription-plan.js';
+import type { AppliedChange, SubscriptionApplyResult } from './subscription-apply.js';
+import type { SubscriptionPlan } from './subscription-plan.js';
 import { Webhooks } from './webhooks.js';
 
 /** Options of `subscriptions.plan`: the call options of its one list call, and: */
@@ -28,6 +29,9 @@ export interface SubscriptionApplyOptions extends CallOptions {
   /** Told of each change once it is made (e.g. to print progress). */
   onChange?: (change: AppliedChange) => void;
 }
+
+/** The planning code of `plan` and `apply`, loaded on first use (see subscriptions-as-code.ts). */
+const loadPlanning = onFirstUse(() => import('./subscriptions-as-code.js'));
 
 /** Webhook subscriptions (`client.subscriptions`): `create`, `list`, `update`, and `plan` / `apply`. */
 export class Subscriptions extends Resource {
@@ -175,7 +179,10 @@ export class Subscriptions extends Resource {
     options?: SubscriptionPlanOptions,
   ): Promise<SubscriptionPlan> {
     const { includeUnnamed, ...call } = options ?? {};
-    const s = await schemas();
+    const [s, { checkDesired, fingerprintOf, planSubscriptions }] = await Promise.all([
+      schemas(),
+      loadPlanning(),
+    ]);
     parseInput([['webhookId', s.NumericId, webhookId]]);
     const checked = checkDesired(desired, {
       subscription: s.SubscriptionCreateSchema,
@@ -195,9 +202,10 @@ export class Subscriptions extends Resource {
    * @throws SubscriptionPlanError (`stale_plan`) when the live subscriptions changed.
    * @throws the failing call's error at the first failure; the changes before it are made.
    */
-  apply(plan: SubscriptionPlan, options?: SubscriptionApplyOptions): Promise<SubscriptionApplyResult> {
+  async apply(plan: SubscriptionPlan, options?: SubscriptionApplyOptions): Promise<SubscriptionApplyResult> {
     const { onChange, ...call } = options ?? {};
     const webhooks = new Webhooks(this.transport);
+    const { applyPlan } = await loadPlanning();
     return applyPlan(
       plan,
       {

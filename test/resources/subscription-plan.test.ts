@@ -2,12 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ClaimsValidationError } from '../../src/errors.js';
 import { checkDesired, type DesiredSubscription } from '../../src/resources/desired-subscriptions.js';
-import {
-  fingerprintOf,
-  planSubscriptions,
-  SubscriptionPlanError,
-  sameFilters,
-} from '../../src/resources/subscription-plan.js';
+import { fingerprintOf, planSubscriptions, sameFilters } from '../../src/resources/subscription-plan.js';
+import { SubscriptionPlanError } from '../../src/resources/subscription-plan-error.js';
 import { schemas } from '../../src/schemas/load.js';
 import type { FilterCondition, Subscription } from '../../src/schemas/subscriptions.js';
 
