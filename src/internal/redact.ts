@@ -37,26 +37,41 @@ const MAX_CAUSES = 8;
 
 /** Redacts one token from text, parsed values, headers and errors. */
 export class Redactor {
-  readonly #pattern: RegExp;
+  readonly #token: string;
+  #built: RegExp | undefined;
 
   constructor(token: string) {
+    this.#token = token;
+  }
+
+  /**
+   * Built on first use, not in the constructor: every call asks for its token's redactor, and
+   * most never redact anything (the pattern's spellings cost a fresh process's first call).
+   */
+  get #pattern(): RegExp {
     // An empty token is no secret: a pattern that never matches.
     // The token as written (in any escaping) or base64-encoded, alone or inside longer encoded text.
-    this.#pattern = token
-      ? new RegExp([tokenPattern(token), ...base64Spellings(token).map(escapeRegex)].join('|'), 'gu')
+    this.#built ??= this.#token
+      ? new RegExp(
+          [tokenPattern(this.#token), ...base64Spellings(this.#token).map(escapeRegex)].join('|'),
+          'gu',
+        )
       : /(?!)/gu;
+    return this.#built;
   }
 
   /** The text with every spelling of the token replaced by `[REDACTED]`. */
   text(text: string): string {
-    this.#pattern.lastIndex = 0;
-    return text.replace(this.#pattern, REDACTED);
+    const pattern = this.#pattern;
+    pattern.lastIndex = 0;
+    return text.replace(pattern, REDACTED);
   }
 
   /** True when the text holds the token in some spelling. */
   finds(text: string): boolean {
-    this.#pattern.lastIndex = 0;
-    return this.#pattern.test(text);
+    const pattern = this.#pattern;
+    pattern.lastIndex = 0;
+    return pattern.test(text);
   }
 
   /**
