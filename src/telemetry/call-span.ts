@@ -5,6 +5,7 @@
  * application has registered a tracer provider.
  */
 import type * as OtelApi from '@opentelemetry/api';
+import { VERSION } from '../version.js';
 import type { CallTracer, TracedCall } from './types.js';
 
 /**
@@ -39,7 +40,7 @@ export function traceCall(method: string, route: string): TracedCall | undefined
     import('./otel.js'),
   ]).then(
     ([api, otel]) => {
-      tracer = otel.createCallTracer(api);
+      tracer = otel.createCallTracer(api, VERSION);
       return tracer;
     },
     // The API is not resolvable from here (a bundle that left it out): stay untraced.

@@ -9,7 +9,6 @@ import type { Attributes, Context, Span } from '@opentelemetry/api';
 import { ClaimsApiError } from '../errors.js';
 import { redactUrl } from '../internal/describe.js';
 import { outcomeOf } from '../outcome.js';
-import { VERSION } from '../version.js';
 import type { Wire } from '../wire/types.js';
 import type { CallSpan, CallTracer } from './types.js';
 
@@ -21,9 +20,14 @@ import type { CallSpan, CallTracer } from './types.js';
 const SUPPRESS_TRACING = Symbol.for('OpenTelemetry SDK Context Key SUPPRESS_TRACING');
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
-export function createCallTracer(api: typeof OtelApi): CallTracer {
+/**
+ * @param version the SDK's, for the tracer: given by the caller rather than imported, so that
+ *   this lazily loaded file shares no module with the main entry but the error tree (each module
+ *   shared one way more is one more file for a fresh process to load).
+ */
+export function createCallTracer(api: typeof OtelApi, version: string): CallTracer {
   const { context, SpanKind, trace } = api;
-  const tracer = trace.getTracer('claims-notification-sdk', VERSION);
+  const tracer = trace.getTracer('claims-notification-sdk', version);
   return {
     trace(method, route, run) {
       const span = tracer.startSpan(`${method} ${route}`, {

@@ -17,6 +17,7 @@ import {
 import { ClaimsClient, outcomeOf } from 'claims-notification-sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCallTracer } from '../../src/telemetry/otel.js';
+import { VERSION } from '../../src/version.js';
 import { WIRE_CHOICE, type WireChoice } from '../../src/wire/cold-start-wire.js';
 import { incident } from '../helpers/fixtures.js';
 import { json, useRecordingServer } from '../helpers/recording-server.js';
@@ -115,7 +116,7 @@ describe.each(WIRES)('$name wire', ({ options }) => {
 });
 
 it('a run that rejects with something not an Error ends its span with _OTHER', async () => {
-  const tracer = createCallTracer(api);
+  const tracer = createCallTracer(api, VERSION);
   await expect(
     tracer.trace('GET', '/x', async () => {
       throw 'not an error';
