@@ -2,9 +2,9 @@ import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { ClaimsClientBase, type ClaimsClientOptions } from '../client.js';
 import type { ValidationIssue } from '../errors.js';
-import { onFirstUse } from '../internal/on-first-use.js';
 import { watchNodeBody } from '../internal/progress.js';
 import { traceCall } from '../telemetry/call-span.js';
+import { prepareUpload } from '../uploads/prepare.js';
 import { coldStartWire, WIRE_CHOICE } from '../wire/cold-start-wire.js';
 import { ownDispatcher } from '../wire/dispatcher.js';
 import { type FetchLike, fetchWire } from '../wire/fetch-wire.js';
@@ -46,15 +46,13 @@ export const nodePlatform: Platform = {
     return coldStartWire(viaHttp, viaUndici, loadUndiciAgents, choice);
   },
   fetchWire: (fetch) => nodeFetchWire(fetch),
-  prepareUpload: async (items, issuePath, onProgress) =>
-    (await loadUploads()).prepareUpload(items, issuePath, onProgress),
+  // Not loaded on first use: prepareUpload must listen for a caller's stream failing before its
+  // first await (test/uploads/multipart-stream.test.ts), and a dynamic import is one.
+  prepareUpload,
   // Node uploads are Node streams (the multipart of uploads/prepare).
   watchBody: (body, call, timeoutMs) => watchNodeBody(body as Readable, call, timeoutMs),
   trace: traceCall,
 };
-
-/** The multipart code, loaded on the first upload: a create never runs it. */
-const loadUploads = onFirstUse(() => import('../uploads/prepare.js'));
 
 function nodeFetchWire(fetch: FetchLike): Wire {
   return fetchWire(fetch, { nodeBodyToWeb: (body) => Readable.toWeb(body) as ReadableStream<Uint8Array> });

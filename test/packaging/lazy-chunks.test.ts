@@ -1,9 +1,9 @@
 /**
  * What `import 'claims-notification-sdk'` loads in a fresh process, read from the built chunk
  * graph (dist/ when fresh, else a scratch build of the entry put through the same
- * scripts/merge-chunks.mjs): few files, and none of the code a create never runs. Forms
- * checking, subscriptions as code and the multipart upload body load on first use, by a dynamic
- * `import()` with a static path (so bundlers still include them).
+ * scripts/merge-chunks.mjs): few files, and none of the code of forms checking and
+ * subscriptions as code, which load on first use by a dynamic `import()` with a static path (so
+ * bundlers still include them).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -36,7 +36,6 @@ const LAZY_FUNCTIONS = {
   'subscriptions.plan (subscription-plan.ts)': 'planSubscriptions',
   'subscriptions.apply (subscription-apply.ts)': 'applyPlan',
   'the desired-state check (desired-subscriptions.ts)': 'checkDesired',
-  'the multipart body (uploads/multipart-stream.ts)': 'openMultipart',
 };
 
 let built: BuiltEntry;
@@ -45,7 +44,7 @@ let reachable: Map<string, string>;
 beforeAll(async () => {
   built = await builtEntry();
   // A scratch build is tsup's alone: chunk it as `npm run build` does.
-  if (built.label === 'tsup build') await mergeChunks(built.dir, ['index']);
+  if (built.label === 'tsup build') await mergeChunks(built.dir, [['index']]);
   loaded = reach(join(built.dir, 'index.js'), false);
   reachable = reach(join(built.dir, 'index.js'), true);
 }, 120_000);
