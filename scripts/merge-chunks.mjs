@@ -1,5 +1,5 @@
 /**
- * Runs after tsup (`npm run build`): re-chunks the Node ESM output with Rollup so that
+ * Runs after tsup (`npm run build`): re-chunks the ESM output with Rollup so that
  * `import 'claims-notification-sdk'` loads three files, not ten or more.
  *
  * Why: esbuild (tsup's bundler) splits code shared by several entry points into one chunk per
@@ -14,14 +14,15 @@
  *   - each module the code loads on first use (schemas and zod, uploads, OpenTelemetry) stays a
  *     chunk of its own; Rollup keeps in the main entry what it already loaded.
  *
- * Only the ESM files of the Node entries (the `import` condition of package.json's exports) are
- * rewritten; CommonJS (`require` is synchronous, a file costs little there), the edge entry and
- * the CLI bins are left as tsup wrote them. The code itself is unchanged (no tree shaking, no
+ * The edge entry (workerd, Deno, Bun, browsers) is built apart and re-chunked apart: Rollup then
+ * keeps in it what its lazily loaded modules share with it, one file. Only ESM files are
+ * rewritten; CommonJS (`require` is synchronous, a file costs little there) and the CLI bins
+ * are left as tsup wrote them. The code itself is unchanged (no tree shaking, no
  * renaming beyond what joining modules requires).
  *
  *   node scripts/merge-chunks.mjs [dist]
  */
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rollup } from 'rollup';
@@ -32,16 +33,23 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LIGHT_ENTRIES = ['webhooks/index', 'auth/index'];
 const MAIN_ENTRY = 'index';
 
-/** The Node ESM entries of package.json's exports, by name (`index`, `batch/index`, ...). */
-function nodeEsmEntries() {
+/**
+ * The ESM entries of package.json's exports by name (`index`, `batch/index`, ...): the Node
+ * ones (`default`), and those of the other runtimes (`workerd`, `browser`...: the edge entry),
+ * which are built apart and share no chunk with the Node ones.
+ */
+function esmEntries() {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  const names = [];
+  const node = new Set();
+  const other = new Set();
+  const name = (file) => file.replace(/^\.\/dist\//, '').replace(/\.js$/, '');
   for (const target of Object.values(pkg.exports)) {
-    const file = target?.import?.default;
-    if (typeof file === 'string' && file.endsWith('.js'))
-      names.push(file.replace(/^\.\/dist\//, '').replace(/\.js$/, ''));
+    for (const [condition, file] of Object.entries(target?.import ?? {})) {
+      if (typeof file !== 'string' || !file.endsWith('.js')) continue;
+      (condition === 'default' ? node : other).add(name(file));
+    }
   }
-  return names;
+  return { node: [...node], other: [...other] };
 }
 
 const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](\.{1,2}\/[^"']+)["']/g;
@@ -79,11 +87,8 @@ function everyFile(starts) {
   return seen;
 }
 
-/**
- * Re-chunks the ESM files of `entries` in `dist` (see the top of this file).
- * @returns the files written, relative to `dist`.
- */
-export async function mergeChunks(dist, entries = nodeEsmEntries()) {
+/** Rollup's chunks of one group of entries, written to `out` (see the top of this file). */
+async function rechunk(dist, entries, out) {
   const fileOf = (name) => join(dist, `${name}.js`);
   const entryFiles = new Set(entries.map(fileOf));
   const light = new Set(
@@ -92,8 +97,6 @@ export async function mergeChunks(dist, entries = nodeEsmEntries()) {
     ]),
   );
   const main = entries.includes(MAIN_ENTRY) ? staticClosure(fileOf(MAIN_ENTRY)) : new Set();
-  const inputs = everyFile([...entryFiles]);
-
   const bundle = await rollup({
     input: Object.fromEntries(entries.map((name) => [name, fileOf(name)])),
     // Packages and node: builtins stay imports, as tsup left them.
@@ -103,8 +106,6 @@ export async function mergeChunks(dist, entries = nodeEsmEntries()) {
       throw new Error(`merge-chunks: ${warning.code}: ${warning.message}`);
     },
   });
-  const out = join(dist, '.merge-chunks');
-  rmSync(out, { recursive: true, force: true });
   const { output } = await bundle.write({
     dir: out,
     format: 'es',
@@ -119,10 +120,43 @@ export async function mergeChunks(dist, entries = nodeEsmEntries()) {
     },
   });
   await bundle.close();
-  for (const file of inputs) rmSync(file);
-  for (const { fileName } of output) renameSync(join(out, fileName), join(dist, fileName));
-  rmSync(out, { recursive: true, force: true });
   return output.map((chunk) => chunk.fileName);
+}
+
+/**
+ * Re-chunks the ESM files of each group of entries (names such as `index`, `batch/index`) in
+ * `dist`. The groups are built apart (tsup's separate builds): each is re-chunked alone, and the
+ * old files are removed only once every group is written, since two builds may have written
+ * one identical chunk under one name. Files that other ESM files of `dist` import (the bins')
+ * are kept.
+ * @returns the files written, relative to `dist`.
+ */
+export async function mergeChunks(dist, groups = defaultGroups()) {
+  const fileOf = (name) => join(dist, `${name}.js`);
+  const rewritten = new Set(groups.flat().map(fileOf));
+  const others = readdirSync(dist, { recursive: true })
+    .map((file) => join(dist, String(file)))
+    .filter(
+      (file) => file.endsWith('.js') && !rewritten.has(file) && !/[\\/]chunk-|-[A-Z0-9]{8}\.js$/.test(file),
+    );
+  const kept = everyFile(others);
+  const inputs = everyFile([...rewritten]);
+  const work = join(dist, '.merge-chunks');
+  rmSync(work, { recursive: true, force: true });
+  const written = [];
+  for (const [i, entries] of groups.entries()) {
+    for (const file of await rechunk(dist, entries, join(work, String(i)))) written.push([i, file]);
+  }
+  for (const file of inputs) if (!kept.has(file)) rmSync(file);
+  for (const [i, file] of written) renameSync(join(work, String(i), file), join(dist, file));
+  rmSync(work, { recursive: true, force: true });
+  return written.map(([, file]) => file);
+}
+
+/** The Node entries, then the other runtimes' (see {@link esmEntries}). */
+function defaultGroups() {
+  const { node, other } = esmEntries();
+  return [node, other].filter((group) => group.length > 0);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
