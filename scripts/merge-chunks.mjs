@@ -15,7 +15,7 @@
  *     chunk of its own; Rollup keeps in the main entry what it already loaded.
  *
  * The edge entry (workerd, Deno, Bun, browsers) is built apart and re-chunked apart: Rollup then
- * keeps in it what its lazily loaded modules share with it, one file. Only ESM files are
+ * keeps what its lazily loaded modules share with it in one chunk beside it. Only ESM files are
  * rewritten; CommonJS (`require` is synchronous, a file costs little there) and the CLI bins
  * are left as tsup wrote them. The code itself is unchanged (no tree shaking, no
  * renaming beyond what joining modules requires).
