@@ -166,7 +166,7 @@ export class BatchRun {
         const hash = bodyHash(claim.incident);
         const decision = decide(this.journal.get(claim.key), hash);
         if (decision.send) this.#queue.push({ claim, hash });
-        else this.#settle(claim, decision.result);
+        else this.#settleSafely(claim, decision.result);
       }
       const workers = Array.from({ length: Math.min(this.options.concurrency, this.#queue.length) }, () =>
         this.#work(),
@@ -176,8 +176,9 @@ export class BatchRun {
       const [note, error] = this.#stopped
         ? (['stopped', `not sent: the batch stopped (${this.#stopped.reason})`] as const)
         : (['aborted', 'not sent: the batch was stopped'] as const);
+      // Safely: an `onProgress` that throws here still leaves every claim its result.
       for (const { claim } of this.#queue.splice(this.#next))
-        this.#settle(claim, { state: 'not_sent', note, error });
+        this.#settleSafely(claim, { state: 'not_sent', note, error });
       if (this.#failure) this.results.fail(this.#failure.error);
       else if (this.#stopped) {
         const { reason, message, cause } = this.#stopped;
