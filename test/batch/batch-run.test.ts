@@ -210,7 +210,14 @@ describe('each answer, as the result and the journal keep it', () => {
     ]);
     expect(store.written).toStrictEqual([
       sendingOf('K1'),
-      { key: 'K1', state: 'filed', bodyHash: hashOf('K1'), at: AT, incidentId: 'INC-K1', requestId: 'req-K1' },
+      {
+        key: 'K1',
+        state: 'filed',
+        bodyHash: hashOf('K1'),
+        at: AT,
+        incidentId: 'INC-K1',
+        requestId: 'req-K1',
+      },
     ]);
     expect(events).toEqual(['claim K1', 'POST K1', 'append K1 filed']);
   });
@@ -219,7 +226,9 @@ describe('each answer, as the result and the journal keep it', () => {
     reply = (key) => ({ status: 201, body: { incidentId: `INC-${key}` } });
     const store = memoryStore();
     const { results } = await runAll(['K1'], { journal: store });
-    expect(results).toStrictEqual([{ key: 'K1', line: 1, state: 'filed', note: 'sent', incidentId: 'INC-K1' }]);
+    expect(results).toStrictEqual([
+      { key: 'K1', line: 1, state: 'filed', note: 'sent', incidentId: 'INC-K1' },
+    ]);
     expect(store.written[1]).toStrictEqual({
       key: 'K1',
       state: 'filed',
@@ -340,7 +349,14 @@ describe('a wait the API asks for holds the whole batch, and every run sharing t
     const store = memoryStore();
     const { results } = await runAll(['K1'], { journal: store });
     expect(results[0]).toMatchObject({ state: 'filed', note: 'sent' });
-    expect(events).toEqual(['claim K1', 'POST K1', 'pauseAll 1200', 'wait 1200', 'POST K1', 'append K1 filed']);
+    expect(events).toEqual([
+      'claim K1',
+      'POST K1',
+      'pauseAll 1200',
+      'wait 1200',
+      'POST K1',
+      'append K1 filed',
+    ]);
   });
 
   it('a 429 without Retry-After: the back-off (0.5 s, then 1 s), shared too', async () => {
@@ -390,7 +406,8 @@ describe('a wait the API asks for holds the whole batch, and every run sharing t
   });
 
   it('a 503 with Retry-After (not sent again: unknown): the next claim waits, and so does every run', async () => {
-    reply = (key) => (key === 'K1' ? { status: 503, body: {}, headers: { 'retry-after-ms': '700' } } : filed(key));
+    reply = (key) =>
+      key === 'K1' ? { status: 503, body: {}, headers: { 'retry-after-ms': '700' } } : filed(key);
     const store = memoryStore();
     const { results } = await runAll(keys(2), { journal: store, maxRetries: 3 });
     expect(results.map((r) => [r.key, r.state, r.status])).toEqual([
@@ -403,7 +420,8 @@ describe('a wait the API asks for holds the whole batch, and every run sharing t
   });
 
   it('a 503 asking for an hour: every run waits 10 minutes', async () => {
-    reply = (key) => (key === 'K1' ? { status: 503, body: {}, headers: { 'retry-after': '3600' } } : filed(key));
+    reply = (key) =>
+      key === 'K1' ? { status: 503, body: {}, headers: { 'retry-after': '3600' } } : filed(key);
     const store = memoryStore();
     await runAll(keys(2), { journal: store });
     expect(store.paused).toEqual([600_000]);
@@ -444,7 +462,15 @@ describe('a wait the API asks for holds the whole batch, and every run sharing t
   it("another run's back-off, read from the store before a claim: no POST until it has passed", async () => {
     const store = memoryStore({ pausedUntil: () => START + 3_000 });
     await runAll(keys(2), { journal: store });
-    expect(events).toEqual(['wait 3000', 'claim K1', 'POST K1', 'append K1 filed', 'claim K2', 'POST K2', 'append K2 filed']);
+    expect(events).toEqual([
+      'wait 3000',
+      'claim K1',
+      'POST K1',
+      'append K1 filed',
+      'claim K2',
+      'POST K2',
+      'append K2 filed',
+    ]);
   });
 
   it("another run's back-off read with this claim's sending record: held before its POST", async () => {
@@ -459,7 +485,15 @@ describe('a wait the API asks for holds the whole batch, and every run sharing t
       },
     });
     await runAll(keys(2), { journal: store });
-    expect(events).toEqual(['claim K1', 'wait 2000', 'POST K1', 'append K1 filed', 'claim K2', 'POST K2', 'append K2 filed']);
+    expect(events).toEqual([
+      'claim K1',
+      'wait 2000',
+      'POST K1',
+      'append K1 filed',
+      'claim K2',
+      'POST K2',
+      'append K2 filed',
+    ]);
   });
 
   it("a back-off already passed, or a store's pausedUntil that is no time: no wait, and a later 429's wait still holds", async () => {
@@ -504,7 +538,9 @@ describe('an API that cannot be reached stops the batch', () => {
     reply = refused;
     const { error } = await runAll(keys(2), { maxRetries: 0 });
     expect(posts).toEqual(['K1']);
-    expect((error as Error).message).toMatch(/^The API could not be reached: 1 attempt\(s\) to send key "K1" failed/);
+    expect((error as Error).message).toMatch(
+      /^The API could not be reached: 1 attempt\(s\) to send key "K1" failed/,
+    );
   });
 
   it('not when the connection failed once and then the claim was answered', async () => {
@@ -519,7 +555,9 @@ describe('an API that cannot be reached stops the batch', () => {
     reply = (key) => (key === 'K2' ? 'refused' : filed(key));
     const { error } = await runAll(keys(3), { maxRetries: 1 });
     expect(error).toMatchObject({ reason: 'unreachable' });
-    expect((error as Error).message).toMatch(/^The API could not be reached: 2 attempt\(s\) to send key "K2"/);
+    expect((error as Error).message).toMatch(
+      /^The API could not be reached: 2 attempt\(s\) to send key "K2"/,
+    );
     expect(posts).toEqual(['K1', 'K2', 'K2']);
   });
 
@@ -646,7 +684,14 @@ describe("a shared store's claim that refuses: the key is decided on again from 
     expect(posts).toEqual([]);
     expect(asked).toHaveLength(1);
     expect(results).toStrictEqual([
-      { key: 'K1', line: 1, state: 'filed', note: 'already_filed', incidentId: 'INC-there', requestId: 'req-there' },
+      {
+        key: 'K1',
+        line: 1,
+        state: 'filed',
+        note: 'already_filed',
+        incidentId: 'INC-there',
+        requestId: 'req-there',
+      },
     ]);
   });
 
@@ -667,7 +712,9 @@ describe("a shared store's claim that refuses: the key is decided on again from 
 
   it('left not_sent by another run: claimed again over that record, then sent', async () => {
     const theirs: JournalRecord = { key: 'K1', state: 'not_sent', bodyHash: 'other', at: 'then', error: 'x' };
-    const { store, asked } = sharedStore((_record, round) => (round === 1 ? { taken: false, latest: theirs } : { taken: true }));
+    const { store, asked } = sharedStore((_record, round) =>
+      round === 1 ? { taken: false, latest: theirs } : { taken: true },
+    );
     const { results } = await runAll(['K1'], { journal: store });
     expect(asked).toStrictEqual([
       [sendingOf('K1'), undefined],
@@ -720,7 +767,13 @@ describe('a journal that cannot be written stops the batch, and says what it kno
         note: 'stopped',
         error: 'not sent: its sending record could not be written (ENOSPC: no space left on device, write)',
       },
-      { key: 'K2', line: 2, state: 'not_sent', note: 'stopped', error: 'not sent: the batch stopped (journal_failed)' },
+      {
+        key: 'K2',
+        line: 2,
+        state: 'not_sent',
+        note: 'stopped',
+        error: 'not sent: the batch stopped (journal_failed)',
+      },
     ]);
   });
 
@@ -764,7 +817,10 @@ describe('a journal that cannot be written stops the batch, and says what it kno
       expect(error).toMatchObject({ reason: 'journal_failed', cause: failure });
       // K2 was taken while K1's result was being written (they share a sync): its sending record
       // was written, and then its not_sent one failed too.
-      expect((error as BatchStoppedError).unrecorded).toStrictEqual([unrecorded, { key: 'K2', state: 'not_sent' }]);
+      expect((error as BatchStoppedError).unrecorded).toStrictEqual([
+        unrecorded,
+        { key: 'K2', state: 'not_sent' },
+      ]);
       expect(results[0]).toMatchObject({ key: 'K1', ...result });
       expect(results[0]?.error).toBe(said);
       expect(results[1]).toStrictEqual({
@@ -812,7 +868,13 @@ describe('a stop: by the caller (signal) or by the batch itself', () => {
     ]);
     expect(store.written).toStrictEqual([
       sendingOf('K1'),
-      { key: 'K1', bodyHash: hashOf('K1'), at: new Date(START + 5_000).toISOString(), state: 'not_sent', error: why },
+      {
+        key: 'K1',
+        bodyHash: hashOf('K1'),
+        at: new Date(START + 5_000).toISOString(),
+        state: 'not_sent',
+        error: why,
+      },
     ]);
   });
 
@@ -887,13 +949,17 @@ describe('a stop: by the caller (signal) or by the batch itself', () => {
     await runAll(keys(2), { signal: controller.signal });
     expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
   });
-
 });
 
 describe('an onProgress that throws', () => {
   const thrown = new Error('progress bar broke');
+  // Only the first time: the batch fails with it whatever the later calls do.
+  let calls = 0;
+  beforeEach(() => {
+    calls = 0;
+  });
   const throwing = () => {
-    throw thrown;
+    if (calls++ === 0) throw thrown;
   };
 
   it('on a claim filed: fails the batch with its error, once every claim has its result', async () => {
@@ -1024,9 +1090,23 @@ describe('{ file } attachments, uploaded before the sending record', () => {
     expect(error).toBeUndefined();
     expect(posts).toEqual(['K2']);
     const why = results[0]?.error as string;
-    expect(why).toMatch(/^upload failed: The incident was not sent: uploading its \{ file \} attachments failed \(.*bad file.*\)$/);
-    expect(results[0]).toStrictEqual({ key: 'K1', line: 1, state: 'not_sent', note: 'upload_failed', error: why });
-    expect(store.written[0]).toStrictEqual({ key: 'K1', bodyHash: bodyHash(withPhoto('K1').incident), at: AT, state: 'not_sent', error: why });
+    expect(why).toMatch(
+      /^upload failed: The incident was not sent: uploading its \{ file \} attachments failed \(.*bad file.*\)$/,
+    );
+    expect(results[0]).toStrictEqual({
+      key: 'K1',
+      line: 1,
+      state: 'not_sent',
+      note: 'upload_failed',
+      error: why,
+    });
+    expect(store.written[0]).toStrictEqual({
+      key: 'K1',
+      bodyHash: bodyHash(withPhoto('K1').incident),
+      at: AT,
+      state: 'not_sent',
+      error: why,
+    });
   });
 
   it('an upload that fails, whose record cannot be written: the batch stops; nothing to list, as nothing was sent', async () => {
@@ -1042,7 +1122,11 @@ describe('{ file } attachments, uploaded before the sending record', () => {
     clock.onSleep = () => controller.abort();
     reply = () => ({ status: 429, body: {}, headers: { 'retry-after-ms': '1000' } });
     const store = memoryStore();
-    const { results } = await runAll(['K1', withPhoto('K2')], { journal: store, maxRetries: 0, signal: controller.signal });
+    const { results } = await runAll(['K1', withPhoto('K2')], {
+      journal: store,
+      maxRetries: 0,
+      signal: controller.signal,
+    });
     expect(events).not.toContain('upload');
     expect(results[1]).toStrictEqual({
       key: 'K2',
@@ -1054,7 +1138,37 @@ describe('{ file } attachments, uploaded before the sending record', () => {
     expect(store.written.map((r) => r.key)).toEqual(['K1', 'K1']);
   });
 
+  it('files beside attachment ids: the files uploaded before the sending record, the ids kept', async () => {
+    uploadReply = () => ({
+      status: 201,
+      body: [{ filename: 'photo.jpg', attachmentId: '3f2c1b0a-9d8e-4f7a-8b6c-5d4e3f2a1b00' }],
+    });
+    const kept = { attachmentId: '9a8b7c6d-1e2f-4a3b-8c4d-5e6f7a8b9c0d' };
+    const line = claimLine('K1', { attachments: [kept, { file: join(dir, 'root', 'photos', 'photo.jpg') }] });
+    await runAll([line]);
+    expect(events).toEqual(['upload', 'claim K1', 'POST K1', 'append K1 filed']);
+    expect(bodies[0]?.attachments).toEqual([kept, { attachmentId: '3f2c1b0a-9d8e-4f7a-8b6c-5d4e3f2a1b00' }]);
+  });
+
+  it('without a files root, a { path } reached through a symlink is uploaded as given', async () => {
+    symlinkSync(join(dir, 'root'), join(dir, 'link'));
+    const line = claimLine('K1', {
+      attachments: [{ file: { path: join(dir, 'link', 'photos', 'photo.jpg') } }],
+    });
+    const { results } = await runAll([line]);
+    expect(events[0]).toBe('upload');
+    expect(results[0]?.error).toContain('bad file');
+  });
+
   describe('with a files root', () => {
+    it('an attachment id beside a file: the file checked again, the id left alone', async () => {
+      const kept = { attachmentId: '9a8b7c6d-1e2f-4a3b-8c4d-5e6f7a8b9c0d' };
+      const line = claimLine('K1', { attachments: [kept, { file: 'photos/photo.jpg' }] });
+      const { results } = await runAll([line], { filesRoot: join(dir, 'root') });
+      expect(events[0]).toBe('upload');
+      expect(results[0]?.error).toContain('bad file');
+    });
+
     it('a file checked, then uploaded from where it was checked', async () => {
       const store = memoryStore();
       const { results } = await runAll([withPhoto('K1', 'photos/photo.jpg')], {
@@ -1089,5 +1203,250 @@ describe('{ file } attachments, uploaded before the sending record', () => {
         error: `upload failed: "${join(dir, 'root', 'photos', 'photo.jpg')}" changed since it was checked (it now leads to another file); not uploaded`,
       });
     });
+  });
+});
+
+describe('the answers that tell a blip from an API out of reach', () => {
+  it('answers of other claims between its first failure and its last, whatever their kind, are counted as answers', async () => {
+    // K1 fails to connect; before its last attempt K2 is refused (422) and K3 filed.
+    const k1Failed = deferred();
+    const othersAnswered = deferred();
+    let answered = 0;
+    reply = async (key, n) => {
+      if (key === 'K1') {
+        if (n === 0) k1Failed.resolve();
+        else await othersAnswered.promise;
+        return 'refused';
+      }
+      await k1Failed.promise;
+      if (++answered === 2) setImmediate(() => othersAnswered.resolve());
+      return key === 'K2' ? { status: 422, body: { message: 'bad' } } : filed(key);
+    };
+    const { results, error } = await runAll(keys(3), { concurrency: 3, maxRetries: 1 });
+    expect(error).toBeUndefined();
+    expect(results.map((r) => [r.key, r.state]).sort()).toEqual([
+      ['K1', 'not_sent'],
+      ['K2', 'rejected'],
+      ['K3', 'filed'],
+    ]);
+  });
+
+  it('counted from its first failure to connect, not from an earlier answer of its own (a 429)', async () => {
+    // K1: a 429, then (K2 filed meanwhile) two connections refused with no answer between them.
+    const k1Waiting = deferred();
+    const k2Filed = deferred();
+    clock.onSleep = async (ms) => {
+      if (ms !== 100) return;
+      k1Waiting.resolve();
+      await k2Filed.promise;
+    };
+    reply = async (key, n) => {
+      if (key === 'K2') {
+        await k1Waiting.promise;
+        return filed(key);
+      }
+      return n === 0 ? { status: 429, body: {}, headers: { 'retry-after-ms': '100' } } : 'refused';
+    };
+    const store = memoryStore();
+    const append = store.append.bind(store);
+    store.append = async (record) => {
+      await append(record);
+      if (record.key === 'K2') k2Filed.resolve();
+    };
+    const { error } = await runAll(keys(2), { journal: store, concurrency: 2, maxRetries: 2 });
+    expect(error).toMatchObject({ reason: 'unreachable' });
+    expect((error as Error).message).toMatch(
+      /^The API could not be reached: 3 attempt\(s\) to send key "K1"/,
+    );
+  });
+});
+
+describe('what the call policy is told of a claim before its first attempt', () => {
+  it('a kept-alive connection found dead: resent after the back-off (the client already made its fresh resend)', async () => {
+    const sent: string[] = [];
+    const dead = {
+      incidents: {
+        create: (incident: { description: string }) => ({
+          withResponse: () => {
+            sent.push(incident.description);
+            if (sent.length > 1)
+              return Promise.resolve({ data: { incidentId: 'INC-1' }, requestId: undefined });
+            return Promise.reject(
+              recordAttempt(new ClaimsConnectionError('socket hang up', { outcome: 'not_sent' }), {
+                kind: 'failure',
+                sent: 'dead_connection',
+              }),
+            );
+          },
+        }),
+      },
+    } as unknown as ClaimsClient;
+    const { results } = await runAll(['K1'], { client: dead });
+    expect(sent).toEqual(['K1', 'K1']);
+    expect(clock.slept).toEqual([500]);
+    expect(results[0]).toMatchObject({ state: 'filed', incidentId: 'INC-1' });
+  });
+});
+
+describe('the run and its caller', () => {
+  it('without onProgress', async () => {
+    posts = [];
+    const results: ClaimResult[] = [];
+    for await (const r of fileClaims(client(), [claimLine('K1')], { journal: memoryStore() }))
+      results.push(r);
+    expect(results.map((r) => r.state)).toEqual(['filed']);
+  });
+
+  it('a caller who stops reading: no claim is taken after it stopped', async () => {
+    const store = memoryStore();
+    posts = [];
+    for await (const r of fileClaims(
+      client(),
+      keys(3).map((k) => claimLine(k)),
+      { journal: store, concurrency: 1 },
+    )) {
+      expect(r.key).toBe('K1');
+      break;
+    }
+    // K2 was taken while K1's result was being written; K3 never was.
+    expect(posts).toEqual(['K1', 'K2']);
+    expect(store.written.filter((r) => r.key === 'K3')).toEqual([]);
+  });
+
+  it('after a run to its end, a close slower than the grace is waited for', async () => {
+    storeGrace.ms = 5;
+    let closed = false;
+    const store = memoryStore({
+      close: () =>
+        new Promise<void>((resolve) =>
+          setTimeout(() => {
+            closed = true;
+            resolve();
+          }, 30),
+        ),
+    });
+    const { error } = await runAll(keys(2), { journal: store });
+    expect(error).toBeUndefined();
+    expect(closed).toBe(true);
+  });
+
+  it('after an abort, no timer of the grace is left running', async () => {
+    // The grace's timers told apart by their length; each one set must be cleared by the end.
+    storeGrace.ms = 12_345;
+    const armed = new Set<unknown>();
+    const { setTimeout: set, clearTimeout: clear } = globalThis;
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((handler: () => void, ms?: number) => {
+      const timer = set(handler, ms);
+      if (ms === 12_345) armed.add(timer);
+      return timer;
+    }) as typeof setTimeout);
+    vi.spyOn(globalThis, 'clearTimeout').mockImplementation((timer) => {
+      armed.delete(timer);
+      clear(timer);
+    });
+    const controller = new AbortController();
+    reply = (key) => {
+      controller.abort();
+      return filed(key);
+    };
+    const { results } = await runAll(keys(2), { signal: controller.signal });
+    expect(results.map((r) => r.state)).toEqual(['filed', 'not_sent']);
+    expect(armed.size).toBe(0);
+  });
+});
+
+describe('the grace after a stop', () => {
+  beforeEach(() => {
+    storeGrace.ms = 20;
+  });
+
+  it('a store call made after the grace from the stop has passed gets a grace of its own', async () => {
+    const controller = new AbortController();
+    reply = async (key) => {
+      controller.abort();
+      // Answered after the grace from the stop: K1's filed record is written after it.
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      return filed(key);
+    };
+    const store = memoryStore();
+    const { results, error } = await runAll(keys(2), { journal: store, signal: controller.signal });
+    expect(error).toBeUndefined();
+    expect(results[0]).toStrictEqual({
+      key: 'K1',
+      line: 1,
+      state: 'filed',
+      note: 'sent',
+      incidentId: 'INC-K1',
+      requestId: 'req-K1',
+    });
+    expect(store.written.map((r) => r.state)).toEqual(['sending', 'filed']);
+  });
+
+  it('a store given up is not waited for again: its close is not awaited', async () => {
+    const controller = new AbortController();
+    let closed = false;
+    const store = memoryStore({
+      claim: () => {
+        controller.abort();
+        return new Promise<never>(() => {});
+      },
+      close: () =>
+        new Promise<void>((resolve) =>
+          setImmediate(() => {
+            closed = true;
+            resolve();
+          }),
+        ),
+    });
+    const { error } = await runAll(keys(1), { journal: store, signal: controller.signal });
+    expect(error).toMatchObject({ reason: 'journal_unresponsive' });
+    expect(closed).toBe(false);
+  });
+});
+
+describe('a claim waiting to be taken when the batch stops itself', () => {
+  it('is not_sent (stopped), with the reason, and nothing written for it', async () => {
+    // K1 is refused (401) once K3, taken after K2 was filed, waits out a back-off set meanwhile.
+    const k3Waiting = deferred();
+    const k1Recorded = deferred();
+    let until = 0;
+    clock.onSleep = async () => {
+      k3Waiting.resolve();
+      await k1Recorded.promise;
+    };
+    reply = async (key) => {
+      if (key !== 'K1') return filed(key);
+      until = Date.now() + 2_000;
+      await k3Waiting.promise;
+      return { status: 401, body: { message: 'expired' } };
+    };
+    const store = memoryStore({ pausedUntil: () => until });
+    const append = store.append.bind(store);
+    store.append = async (record) => {
+      await append(record);
+      if (record.key === 'K1') k1Recorded.resolve();
+    };
+    const { results, error } = await runAll(keys(3), { journal: store, concurrency: 2 });
+    expect(error).toMatchObject({ reason: 'caller_refused' });
+    expect(results.find((r) => r.key === 'K3')).toStrictEqual({
+      key: 'K3',
+      line: 3,
+      state: 'not_sent',
+      note: 'stopped',
+      error: 'not sent: the batch stopped (caller_refused)',
+    });
+    expect(store.written.filter((r) => r.key === 'K3')).toEqual([]);
+  });
+});
+
+describe('an incident the journal cannot hash (a BigInt field)', () => {
+  it('fails the batch with the error; nothing written or sent', async () => {
+    const store = memoryStore();
+    const error = await (async () => {
+      for await (const _ of fileClaims(client(), [claimLine('K1', { count: 10n })], { journal: store })) {
+      }
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(store.written).toEqual([]);
   });
 });
