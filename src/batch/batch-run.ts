@@ -133,8 +133,10 @@ export class BatchRun {
     };
     const signal = options.signal;
     if (signal?.aborted) this.#halt();
-    // Stryker disable next-line BooleanLiteral: `signal` removes the listener once the run stops, which the abort itself does
-    else signal?.addEventListener('abort', () => this.#halt(), { once: true, signal: this.#stop.signal });
+    else {
+      // Stryker disable next-line BooleanLiteral: `signal` removes the listener once the run stops, which the abort itself does
+      signal?.addEventListener('abort', () => this.#halt(), { once: true, signal: this.#stop.signal });
+    }
   }
 
   /** Stops taking new claims: the caller stopped reading (or the run is over). */
@@ -161,6 +163,7 @@ export class BatchRun {
    */
   guard<T>(promise: Promise<T>): Promise<T> {
     if (this.#gaveUp) return Promise.race([promise, Promise.reject(new StoreGaveNoAnswer())]);
+    // Stryker disable next-line ConditionalExpression: before the stop, withinGrace would arm its grace at the stop, as #grace does
     if (this.#interrupt.signal.aborted) return withinGrace(promise, this.#interrupt.signal);
     return Promise.race([promise, this.#grace.expired]);
   }
