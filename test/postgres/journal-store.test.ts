@@ -172,7 +172,10 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
 
   it('is opened once; nothing is read before it is opened', async () => {
     const store = new PostgresJournalStore({ connectionString: url, table: fresh() });
-    await expect(loadAll(store)).rejects.toThrow('The journal must be opened before load');
+    await expect(loadAll(store)).rejects.toMatchObject({
+      code: 'closed',
+      message: 'The journal must be opened before load',
+    });
     await expect(store.status()).rejects.toThrow('The journal must be opened before status');
     await expect(store.append(rec('A', 'not_sent'))).rejects.toThrow(
       'The journal must be opened before write',
