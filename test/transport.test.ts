@@ -2,6 +2,8 @@ import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { isTokenProviderFailure } from '../src/call-errors.js';
+import { attemptOfError } from '../src/call-policy.js';
 import {
   AuthenticationError,
   BadRequestError,
@@ -24,7 +26,8 @@ import {
 } from '../src/index.js';
 import { type StreamBody, Transport } from '../src/transport.js';
 import { VERSION } from '../src/version.js';
-import type { Wire } from '../src/wire/types.js';
+import { WireFailure } from '../src/wire/failure.js';
+import type { Wire, WireResponse } from '../src/wire/types.js';
 import {
   closedPort,
   TOKEN as FAULT_TOKEN,
@@ -1254,5 +1257,71 @@ describe('an upload stopped around the opening of its source', () => {
     expect((error as Error).name).toBe('AbortError');
     expect(source.destroyed).toBe(true);
     expect(wire).not.toHaveBeenCalled();
+  });
+});
+
+/** An answer whose head came and whose body read fails with `failure`. */
+function failingBody(status: number, failure: WireFailure): WireResponse {
+  return { status, rawHeaders: {}, headers: () => ({}), text: () => Promise.reject(failure) };
+}
+
+describe('the one error of a failure a wire reports', () => {
+  it('a 2xx body that cannot be decoded: ClaimsResponseValidationError naming the call, the reason as its issue, processed', async () => {
+    const cause = Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR' });
+    const why = 'the body could not be decoded: incorrect header check (Z_DATA_ERROR)';
+    const wire: Wire = async () => failingBody(201, new WireFailure('decode', why, 'maybe', cause));
+    const error = await transport(wire)
+      .request({ method: 'POST', path: '/incidents', body: {} })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsResponseValidationError);
+    expect((error as Error).message).toBe(
+      `Unexpected response from POST http://127.0.0.1:9/incidents: ${why}`,
+    );
+    expect((error as ClaimsResponseValidationError).issues).toEqual([{ path: '', message: why }]);
+    expect((error as Error).cause).toBe(cause);
+    expect(outcomeOf(error)).toBe('processed');
+    expect(attemptOfError(error)).toEqual({ kind: 'unusable' });
+  });
+
+  it("a refusal before sending (a closed client): a ClaimsError in the wire's words, not_sent, its cause kept", async () => {
+    const cause = new Error('Cannot find package undici');
+    const words = 'The client is closed (client.close() was called): nothing was sent';
+    const wire = vi.fn<Wire>(async () => {
+      throw new WireFailure('refused', words, 'not_connected', cause);
+    });
+    const error = await transport(wire)
+      .request({ method: 'GET', path: '/metadata/programmes' }, { maxRetries: 2 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsError);
+    expect(error).not.toBeInstanceOf(ClaimsConnectionError);
+    expect((error as Error).message).toBe(words);
+    expect((error as Error).cause).toBe(cause);
+    expect(outcomeOf(error)).toBe('not_sent');
+    expect(attemptOfError(error)).toEqual({ kind: 'refused' });
+    expect(wire).toHaveBeenCalledTimes(1);
+  });
+
+  it('a token provider that fails is told apart (the batch stops at once on it); an answer from the API is not', async () => {
+    const failing = new Transport({
+      baseUrl: 'http://127.0.0.1:9',
+      accessToken: () => Promise.reject(new Error('vault sealed')),
+      timeoutMs: 1_000,
+      deadlineMs: 5_000,
+      maxRetries: 0,
+      headers: {},
+      userAgent: 'test',
+      maxResponseBytes: 1_000,
+      wire: vi.fn<Wire>(),
+      watchBody: (body) => body,
+    });
+    const refused = await failing.request({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
+    expect(isTokenProviderFailure(refused)).toBe(true);
+    expect(attemptOfError(refused)).toEqual({ kind: 'refused' });
+    const answered = await transport(async () => failingBody(404, new WireFailure('cut', 'x', 'maybe')))
+      .request({ method: 'GET', path: '/x' })
+      .catch((e: unknown) => e);
+    expect(answered).toBeInstanceOf(NotFoundError);
+    expect(isTokenProviderFailure(answered)).toBe(false);
+    expect(isTokenProviderFailure(undefined)).toBe(false);
   });
 });
