@@ -24,7 +24,7 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from '../src/index.js';
-import { type StreamBody, Transport } from '../src/transport.js';
+import { type AccessTokenProvider, type StreamBody, Transport } from '../src/transport.js';
 import { VERSION } from '../src/version.js';
 import { WireFailure } from '../src/wire/failure.js';
 import type { Wire, WireResponse } from '../src/wire/types.js';
@@ -1198,10 +1198,14 @@ describe("a stepped call's deadline", () => {
  * destroyed once it is open (a file handle is not left behind). Driven on the Transport
  * itself, whose `open()` and body watch the test controls.
  */
-function transport(wire: Wire, watchBody: (body: Readable) => Readable = (body) => body): Transport {
+function transport(
+  wire: Wire,
+  watchBody: (body: Readable) => Readable = (body) => body,
+  accessToken: string | AccessTokenProvider = 'tok',
+): Transport {
   return new Transport({
     baseUrl: 'http://127.0.0.1:9',
-    accessToken: 'tok',
+    accessToken,
     timeoutMs: 1_000,
     deadlineMs: 5_000,
     maxRetries: 0,
@@ -1302,18 +1306,7 @@ describe('the one error of a failure a wire reports', () => {
   });
 
   it('a token provider that fails is told apart (the batch stops at once on it); an answer from the API is not', async () => {
-    const failing = new Transport({
-      baseUrl: 'http://127.0.0.1:9',
-      accessToken: () => Promise.reject(new Error('vault sealed')),
-      timeoutMs: 1_000,
-      deadlineMs: 5_000,
-      maxRetries: 0,
-      headers: {},
-      userAgent: 'test',
-      maxResponseBytes: 1_000,
-      wire: vi.fn<Wire>(),
-      watchBody: (body) => body,
-    });
+    const failing = transport(vi.fn<Wire>(), undefined, () => Promise.reject(new Error('vault sealed')));
     const refused = await failing.request({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
     expect(isTokenProviderFailure(refused)).toBe(true);
     expect(attemptOfError(refused)).toEqual({ kind: 'refused' });
