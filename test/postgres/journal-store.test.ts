@@ -280,6 +280,33 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
     expect((await loadAll(self))[0]?.heldElsewhere).toBeUndefined();
   });
 
+  it('close() waits for a lease renewal under way, so it cannot renew a lease close() ended', async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<unknown>;
+    let held: (() => void) | undefined;
+    let renewals = 0;
+    const renewalHeld = new Promise<void>((seen) => {
+      (pool as unknown as { query: typeof query }).query = async (text, values) => {
+        if (/SET lease_until = now\(\) \+/.test(text) && renewals++ === 0) {
+          seen();
+          await new Promise<void>((release) => (held = release));
+        }
+        return query(text, values);
+      };
+    });
+    const store = new PostgresJournalStore({ pool, table: fresh(), leaseMs: 150 });
+    await store.open();
+    await store.claim(rec('S', 'sending'), undefined);
+    await renewalHeld;
+    const closed = store.close();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    held?.();
+    await closed;
+    const { rows } = await admin.query(`SELECT lease_until <= now() AS ended FROM "${store.table}"`);
+    expect(rows).toEqual([{ ended: true }]);
+    await pool.end();
+  });
+
   it('status(): counts per worker and in all, keys in flight, last write', async () => {
     const a = await opened({ worker: 'alpha' });
     const b = new PostgresJournalStore({ connectionString: url, table: a.table, worker: 'beta' });
@@ -330,5 +357,114 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
     await store.close();
     expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     await pool.end();
+  });
+
+  describe('writes asked for at once share a statement (group commit)', () => {
+    /** A pg pool whose statements are recorded (their first words) and may be made to fail. */
+    function recordingPool(failWith?: { code: string; times: number }) {
+      const pool = new pg.Pool({ connectionString: url, max: 4 });
+      const statements: string[] = [];
+      let failures = failWith?.times ?? 0;
+      const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<unknown>;
+      (pool as unknown as { query: typeof query }).query = async (text, values) => {
+        const kind = /^\s*WITH v AS \(.*?\),\s*w AS \((INSERT|UPDATE)/s.exec(text)?.[1];
+        statements.push(
+          kind
+            ? `group ${kind} ${((values as string[][])[0] as string[]).join(',')}`
+            : (text.trim().split(/\s+/)[0] as string),
+        );
+        if (kind && failures > 0) {
+          failures--;
+          throw Object.assign(new Error('deadlock detected'), { code: failWith?.code });
+        }
+        return query(text, values);
+      };
+      return { pool, statements };
+    }
+    const groups = (statements: string[]) => statements.filter((s) => s.startsWith('group '));
+
+    it('16 claims at once: the first alone, the other 15 in one insert; 16 appends likewise; every record as written', async () => {
+      const { pool, statements } = recordingPool();
+      const store = new PostgresJournalStore({ pool, table: fresh() });
+      await store.open();
+      const keys = Array.from({ length: 16 }, (_, i) => `K${String(i).padStart(2, '0')}`);
+      const answers = await Promise.all(keys.map((k) => store.claim(rec(k, 'sending'), undefined)));
+      expect(answers).toEqual(keys.map(() => ({ taken: true })));
+      expect(groups(statements)).toEqual([`group INSERT K00`, `group INSERT ${keys.slice(1).join(',')}`]);
+      statements.length = 0;
+      await Promise.all(keys.map((k) => store.append(rec(k, 'filed', { incidentId: `I-${k}` }))));
+      expect(groups(statements)).toEqual([`group UPDATE K00`, `group UPDATE ${keys.slice(1).join(',')}`]);
+      expect(statements).toHaveLength(2);
+      const loaded = await loadAll(store);
+      expect(loaded).toEqual(keys.map((k) => rec(k, 'filed', { incidentId: `I-${k}` })));
+      await store.close();
+      await pool.end();
+    });
+
+    it('keys another run holds: refused in one insert, their rows read in one statement, each answered heldElsewhere', async () => {
+      const holder = await opened();
+      const keys = ['A', 'B', 'C', 'D'];
+      for (const k of keys) expect(await holder.claim(rec(k, 'sending'), undefined)).toEqual({ taken: true });
+      const { pool, statements } = recordingPool();
+      const other = new PostgresJournalStore({ pool, table: holder.table });
+      await other.open();
+      statements.length = 0;
+      const answers = await Promise.all(
+        [...keys, 'E'].map((k) => other.claim(rec(k, 'sending', { bodyHash: 'other' }), undefined)),
+      );
+      expect(answers).toEqual([
+        ...keys.map((k) => ({ taken: false, latest: { ...rec(k, 'sending'), heldElsewhere: true } })),
+        { taken: true },
+      ]);
+      expect(statements).toEqual(['group INSERT A', 'SELECT', 'group INSERT B,C,D,E', 'SELECT']);
+      await other.close();
+      await pool.end();
+    });
+
+    it('a group PostgreSQL failed to break a deadlock (40P01) is written again, twice at most; a third time fails as io', async () => {
+      const twice = recordingPool({ code: '40P01', times: 2 });
+      const store = new PostgresJournalStore({ pool: twice.pool, table: fresh() });
+      await store.open();
+      expect(await store.claim(rec('A', 'sending'), undefined)).toEqual({ taken: true });
+      expect(groups(twice.statements)).toEqual(['group INSERT A', 'group INSERT A', 'group INSERT A']);
+      expect(await loadAll(store)).toEqual([rec('A', 'sending')]);
+      await store.close();
+      await twice.pool.end();
+
+      const thrice = recordingPool({ code: '40P01', times: 3 });
+      const failing = new PostgresJournalStore({ pool: thrice.pool, table: fresh() });
+      await failing.open();
+      const error = await failure(failing.append(rec('B', 'not_sent')));
+      expect(error.code).toBe('io');
+      expect(error.message).toBe('The PostgreSQL journal could not be written: deadlock detected (40P01)');
+      expect(groups(thrice.statements)).toHaveLength(3);
+      expect(await loadAll(failing)).toEqual([]);
+      await failing.close();
+      await thrice.pool.end();
+
+      const other = recordingPool({ code: '23505', times: 1 });
+      const once = new PostgresJournalStore({ pool: other.pool, table: fresh() });
+      await once.open();
+      expect((await failure(once.append(rec('C', 'not_sent')))).message).toMatch(/\(23505\)$/);
+      expect(groups(other.statements)).toHaveLength(1);
+      await once.close();
+      await other.pool.end();
+    });
+
+    it('two runs re-claiming the same 60 not_sent keys at once, in opposite orders: each key taken by exactly one', async () => {
+      const a = await opened();
+      const keys = Array.from({ length: 60 }, (_, i) => `N${i}`);
+      await Promise.all(keys.map((k) => a.append(rec(k, 'not_sent'))));
+      const b = await opened({ table: a.table });
+      const previous = new Map((await loadAll(b)).map((r) => [r.key, r]));
+      const previousA = new Map((await loadAll(a)).map((r) => [r.key, r]));
+      const [byA, byB] = await Promise.all([
+        Promise.all(keys.map((k) => a.claim(rec(k, 'sending'), previousA.get(k)))),
+        Promise.all([...keys].reverse().map((k) => b.claim(rec(k, 'sending'), previous.get(k)))),
+      ]);
+      const takenByA = new Set(keys.filter((_, i) => byA[i]?.taken));
+      const takenByB = new Set([...keys].reverse().filter((_, i) => byB[i]?.taken));
+      for (const k of keys) expect(Number(takenByA.has(k)) + Number(takenByB.has(k))).toBe(1);
+    }, 30_000);
   });
 });

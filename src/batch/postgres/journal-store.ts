@@ -14,6 +14,7 @@ import {
   secretsOf,
 } from './connection.js';
 import { checkExists, type JournalTables, migrate, tablesOf } from './schema.js';
+import { WriteGroups } from './write-group.js';
 
 /** Options of {@link PostgresJournalStore}. */
 export interface PostgresJournalStoreOptions extends PostgresConnection {
@@ -72,6 +73,9 @@ const MAX_LEASE_MS = 24 * 3_600_000;
 /** Rows read per query by `load()`: a million keys are not one answer in memory. */
 const PAGE = 5_000;
 
+/** The most writes of one kind sent in one statement. */
+const GROUP_MAX = 256;
+
 interface Row {
   key: string;
   record: string;
@@ -80,10 +84,74 @@ interface Row {
   live: boolean;
 }
 
+/** One conditional write of a group: a key's next row, and the version it must be at (`null`: no row). */
+interface WriteItem {
+  key: string;
+  state: JournalState;
+  bodyHash: string;
+  incidentId: string | null;
+  /** The record as stored: JSON text. */
+  record: string;
+  /** The lease of a `sending` record, in ms; `null` for any other. */
+  leaseMs: number | null;
+  expected: string | null;
+}
+
+/** What a conditional write did: the row's new version, or none and (a refused insert) the row as it is. */
+interface Written {
+  version: string | undefined;
+  latest?: Row | undefined;
+}
+
+/** A row of a group's answer: a written key and its version, or (key `null`) the shared back-off left. */
+interface WrittenRow {
+  key: string | null;
+  version: string | null;
+  left_ms: number | null;
+}
+
+/** A group's writes as one row each, from the parameters of {@link groupParams}. */
+const GROUP_VALUES = `SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[])
+  AS v(key, state, body_hash, incident_id, record, lease_ms, expected)`;
+/** A row's lease: until `lease_ms` from now, for a `sending` record. */
+const LEASE = `CASE WHEN v.lease_ms IS NULL THEN NULL ELSE now() + v.lease_ms * interval '1 millisecond' END`;
+
+/** How often a group PostgreSQL chose to fail to break a deadlock is written again. */
+const DEADLOCK_TRIES = 3;
+
+/**
+ * Runs a group's statement. Two runs updating overlapping keys (re-runs over the same
+ * `not_sent` keys) may lock them in opposite orders; PostgreSQL then fails one statement
+ * (`40P01`) after its deadlock timeout, having written nothing of it, and it is run again.
+ */
+async function writeGroup(pool: PostgresPool, sql: string, params: unknown[]): Promise<WrittenRow[]> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return (await pool.query<WrittenRow>(sql, params)).rows;
+    } catch (error) {
+      if (tries >= DEADLOCK_TRIES || (error as { code?: unknown } | null)?.code !== '40P01') throw error;
+    }
+  }
+}
+
+/** A group's parameters: one array per column of {@link GROUP_VALUES}, then the worker. */
+function groupParams(items: WriteItem[], worker: string): unknown[] {
+  return [
+    items.map((i) => i.key),
+    items.map((i) => i.state),
+    items.map((i) => i.bodyHash),
+    items.map((i) => i.incidentId),
+    items.map((i) => i.record),
+    items.map((i) => i.leaseMs),
+    items.map((i) => i.expected),
+    worker,
+  ];
+}
+
 /**
  * The submission journal in a PostgreSQL table, shared by any number of runs on any number of
- * machines (`shared: true`): each key is one row, `claim` its conditional write (one
- * statement), so of several runs exactly one sends a key. A `sending` record carries its
+ * machines (`shared: true`): each key is one row, `claim` its conditional write, so of
+ * several runs exactly one sends a key. Writes asked for at the same time share a statement. A `sending` record carries its
  * run's lease, renewed while the run lives. Needs the `pg` package (an optional peer).
  *
  * @example
@@ -116,6 +184,10 @@ export class PostgresJournalStore implements JournalStore {
   #renewal: NodeJS.Timeout | undefined;
   /** The shared back-off as last read, in ms since the epoch on this machine's clock. */
   #pausedUntil = 0;
+  readonly #inserts = new WriteGroups<WriteItem, Written>((items) => this.#insertGroup(items), GROUP_MAX);
+  readonly #updates = new WriteGroups<WriteItem, Written>((items) => this.#updateGroup(items), GROUP_MAX);
+  /** The shared back-off's ms left, an expression read with every write (one primary-key lookup, no round trip). */
+  readonly #backoffLeft: string;
 
   /**
    * @param connection a `postgres://user[:password]@host:port/db` URL, or the options. The
@@ -133,6 +205,8 @@ export class PostgresJournalStore implements JournalStore {
     this.#ownsPool = options.pool === undefined;
     this.#tables = tablesOf(options.table ?? 'claims_journal');
     this.table = this.#tables.name;
+    this.#backoffLeft = `(SELECT extract(epoch FROM until - now())::float8 * 1000 FROM ${this.#tables.meta}
+                          WHERE name = 'backoff' AND until > now())`;
     const lease = options.leaseMs ?? DEFAULT_LEASE_MS;
     if (!Number.isInteger(lease) || lease < MIN_LEASE_MS || lease > MAX_LEASE_MS) {
       throw new JournalError(
@@ -172,7 +246,12 @@ export class PostgresJournalStore implements JournalStore {
     }
     this.#state = readOnly ? 'read_only' : 'open';
     if (!readOnly) {
-      this.#renewal = setInterval(() => void this.#renew(), Math.max(50, Math.floor(this.leaseMs / 3)));
+      // Tracked as a write: a renewal still under way when close() ends the leases would
+      // otherwise land after it and hold this run's keys for one more lease.
+      this.#renewal = setInterval(
+        () => void this.#track('renew', () => this.#renew()).catch(() => undefined),
+        Math.max(50, Math.floor(this.leaseMs / 3)),
+      );
       this.#renewal.unref();
     }
   }
@@ -202,8 +281,9 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   /**
-   * The per-key conditional write, one statement: an `INSERT … ON CONFLICT DO NOTHING` for a
-   * key with no record, else an `UPDATE … WHERE version = <the version previous was read at>`.
+   * The per-key conditional write: an `INSERT … ON CONFLICT DO NOTHING` for a key with no
+   * record, else an `UPDATE … WHERE version = <the version previous was read at>`, in one
+   * statement with the other writes this run asks for meanwhile.
    * A `sending` record gets this run's lease. When another run got there first, answers the
    * key's record as it is now (`heldElsewhere` while its run lives).
    */
@@ -211,8 +291,10 @@ export class PostgresJournalStore implements JournalStore {
     return this.#track('write', async (pool) => {
       const expected = previous === undefined ? undefined : await this.#versionOf(pool, previous);
       if (expected !== undefined && typeof expected !== 'string') return expected;
-      const version = await this.#write(pool, record, expected);
-      if (version !== undefined) return { taken: true };
+      const written = await this.#write(record, expected);
+      if (written.version !== undefined) return { taken: true };
+      // An insert another run won comes back with the winner's row, read with its group.
+      if (written.latest) return { taken: false, latest: this.#recordOf(written.latest) };
       return { taken: false, latest: await this.#latest(pool, record.key) };
     });
   }
@@ -225,7 +307,7 @@ export class PostgresJournalStore implements JournalStore {
    */
   append(record: JournalRecord): Promise<void> {
     return this.#track('write', async (pool) => {
-      const version = await this.#write(pool, record, this.#known.get(record.key) ?? null);
+      const { version } = await this.#write(record, this.#known.get(record.key) ?? null);
       if (version !== undefined) return;
       // Another run changed the key since this run read or wrote it.
       if (record.state === 'not_sent' && record.resolvedBy === undefined) {
@@ -381,53 +463,95 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   /**
-   * Writes the key's row if its version is `expected` (`null`: the key has no row); answers
-   * the new version, or `undefined` when the row was not as expected.
+   * Writes the key's row if its version is `expected` (`null`: the key has no row), grouped
+   * with the writes other claims of this run ask for meanwhile (see {@link WriteGroups}).
+   * Answers the new version, or, when the row was not as expected, `undefined` and (for an
+   * insert the row refused) the key's row as it is now.
    */
-  async #write(
-    pool: PostgresPool,
-    record: JournalRecord,
-    expected: string | null | undefined,
-  ): Promise<string | undefined> {
-    const stored = ownFields(record);
-    const values = [
-      record.key,
-      record.state,
-      record.bodyHash,
-      record.incidentId ?? null,
-      JSON.stringify(stored),
-      this.worker,
-      record.state === 'sending' ? this.leaseMs : null,
-    ];
-    const lease = `CASE WHEN $7::int IS NULL THEN NULL ELSE now() + $7::int * interval '1 millisecond' END`;
-    // The shared back-off is read in the same statement: one primary-key lookup, no round trip.
-    const withBackoff = (write: string) =>
-      `WITH w AS (${write})
-       SELECT (SELECT version FROM w) AS version,
-              (SELECT extract(epoch FROM until - now())::float8 * 1000 FROM ${this.#tables.meta}
-                WHERE name = 'backoff' AND until > now()) AS left_ms`;
-    const { rows } =
-      expected === undefined || expected === null
-        ? await pool.query<{ version: string | null; left_ms: number | null }>(
-            withBackoff(`INSERT INTO ${this.#tables.keys}
-               (key, state, body_hash, incident_id, record, version, worker, lease_until)
-             VALUES ($1, $2, $3, $4, $5, 1, $6, ${lease})
-             ON CONFLICT (key) DO NOTHING RETURNING version::text`),
-            values,
-          )
-        : await pool.query<{ version: string | null; left_ms: number | null }>(
-            withBackoff(`UPDATE ${this.#tables.keys}
-                SET state = $2, body_hash = $3, incident_id = $4, record = $5, version = version + 1,
-                    worker = $6, lease_until = ${lease}, updated_at = now()
-              WHERE key = $1 AND version = $8 RETURNING version::text`),
-            [...values, expected],
-          );
-    this.#heldFor(rows[0]?.left_ms);
-    const version = rows[0]?.version ?? undefined;
-    if (version === undefined) return undefined;
-    this.#versions.set(record, version);
-    this.#known.set(record.key, version);
-    return version;
+  async #write(record: JournalRecord, expected: string | null | undefined): Promise<Written> {
+    const item: WriteItem = {
+      key: record.key,
+      state: record.state,
+      bodyHash: record.bodyHash,
+      incidentId: record.incidentId ?? null,
+      record: JSON.stringify(ownFields(record)),
+      leaseMs: record.state === 'sending' ? this.leaseMs : null,
+      expected: expected ?? null,
+    };
+    const written = await (item.expected === null ? this.#inserts : this.#updates).write(record.key, item);
+    if (written.version === undefined) return written;
+    this.#versions.set(record, written.version);
+    this.#known.set(record.key, written.version);
+    return written;
+  }
+
+  /**
+   * Inserts a group of keys that had no row, in key order (so two runs inserting overlapping
+   * keys wait on each other in one order, never in a circle), reading the shared back-off in
+   * the same statement; then the rows of the keys another run inserted first, in one read (a
+   * statement of its own: it sees the winners' commits).
+   */
+  async #insertGroup(items: WriteItem[]): Promise<Written[]> {
+    const pool = this.#groupPool();
+    const rows = await writeGroup(
+      pool,
+      `WITH v AS (${GROUP_VALUES}),
+            w AS (INSERT INTO ${this.#tables.keys}
+                    (key, state, body_hash, incident_id, record, version, worker, lease_until)
+                  SELECT key, state, body_hash, incident_id, record, 1, $8, ${LEASE} FROM v ORDER BY key
+                  ON CONFLICT (key) DO NOTHING RETURNING key, version::text)
+       SELECT key, version, NULL::float8 AS left_ms FROM w
+       UNION ALL SELECT NULL, NULL, ${this.#backoffLeft}`,
+      groupParams(items, this.worker),
+    );
+    const versions = this.#versionsOf(rows);
+    const refused = items.filter((item) => !versions.has(item.key)).map((item) => item.key);
+    const now = new Map<string, Row>();
+    if (refused.length > 0) {
+      const latest = await pool.query<Row>(
+        `SELECT key, record, version::text, worker, (state = 'sending' AND lease_until > now()) AS live
+           FROM ${this.#tables.keys} WHERE key = ANY($1::text[])`,
+        [refused],
+      );
+      for (const row of latest.rows) now.set(row.key, row);
+    }
+    return items.map((item) => ({ version: versions.get(item.key), latest: now.get(item.key) }));
+  }
+
+  /** Updates a group of keys, each only if its row is still at the version expected. */
+  async #updateGroup(items: WriteItem[]): Promise<Written[]> {
+    const pool = this.#groupPool();
+    const rows = await writeGroup(
+      pool,
+      `WITH v AS (${GROUP_VALUES}),
+            w AS (UPDATE ${this.#tables.keys} AS k
+                     SET state = v.state, body_hash = v.body_hash, incident_id = v.incident_id,
+                         record = v.record, version = k.version + 1, worker = $8,
+                         lease_until = ${LEASE}, updated_at = now()
+                    FROM v WHERE k.key = v.key AND k.version = v.expected
+                  RETURNING k.key, k.version::text)
+       SELECT key, version, NULL::float8 AS left_ms FROM w
+       UNION ALL SELECT NULL, NULL, ${this.#backoffLeft}`,
+      groupParams(items, this.worker),
+    );
+    const versions = this.#versionsOf(rows);
+    return items.map((item) => ({ version: versions.get(item.key) }));
+  }
+
+  /** The written keys' new versions; the shared back-off from the statement's last row. */
+  #versionsOf(rows: WrittenRow[]): Map<string, string> {
+    const versions = new Map<string, string>();
+    for (const row of rows) {
+      if (row.key === null) this.#heldFor(row.left_ms);
+      else versions.set(row.key, row.version as string);
+    }
+    return versions;
+  }
+
+  /** The pool a group is written with: `close()` waits for every write, so it is still there. */
+  #groupPool(): PostgresPool {
+    if (!this.#pool) throw new JournalError('closed', 'The journal is closed');
+    return this.#pool;
   }
 
   /** The shared back-off read from the database: `ms` left of it from now, when any. */

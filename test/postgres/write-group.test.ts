@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { WriteGroups } from '../../src/batch/postgres/write-group.js';
+
+/** A `send` that records each group and answers when told to. */
+function recordingSend() {
+  const groups: string[][] = [];
+  const pending: { resolve(answers: string[]): void; reject(error: unknown): void; items: string[] }[] = [];
+  const send = (items: string[]) =>
+    new Promise<string[]>((resolve, reject) => {
+      groups.push([...items]);
+      pending.push({ resolve, reject, items });
+    });
+  /** Answers the oldest group still waiting: each item upper-cased. */
+  const answer = async () => {
+    const next = pending.shift();
+    if (!next) throw new Error('no group is waiting');
+    next.resolve(next.items.map((item) => item.toUpperCase()));
+    await tick();
+  };
+  const fail = async (error: unknown) => {
+    pending.shift()?.reject(error);
+    await tick();
+  };
+  return { groups, send, answer, fail, waiting: () => pending.length };
+}
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('WriteGroups', () => {
+  it('a write alone is sent at once, alone, and answered with its answer', async () => {
+    const s = recordingSend();
+    const groups = new WriteGroups(s.send, 8);
+    const a = groups.write('a', 'a1');
+    expect(s.groups).toEqual([['a1']]);
+    await s.answer();
+    await expect(a).resolves.toBe('A1');
+  });
+
+  it('writes asked for while a group is under way go together in the next, each with its own answer', async () => {
+    const s = recordingSend();
+    const groups = new WriteGroups(s.send, 8);
+    const first = groups.write('a', 'a1');
+    const rest = [groups.write('b', 'b1'), groups.write('c', 'c1'), groups.write('d', 'd1')];
+    expect(s.groups).toEqual([['a1']]);
+    await s.answer();
+    expect(s.groups).toEqual([['a1'], ['b1', 'c1', 'd1']]);
+    await s.answer();
+    await expect(first).resolves.toBe('A1');
+    await expect(Promise.all(rest)).resolves.toEqual(['B1', 'C1', 'D1']);
+    expect(s.waiting()).toBe(0);
+  });
+
+  it('a group holds at most max writes; the others go next, oldest first', async () => {
+    const s = recordingSend();
+    const groups = new WriteGroups(s.send, 2);
+    const all = ['a', 'b', 'c', 'd', 'e', 'f'].map((k) => groups.write(k, `${k}1`));
+    await s.answer();
+    await s.answer();
+    await s.answer();
+    await s.answer();
+    expect(s.groups).toEqual([['a1'], ['b1', 'c1'], ['d1', 'e1'], ['f1']]);
+    await expect(Promise.all(all)).resolves.toEqual(['A1', 'B1', 'C1', 'D1', 'E1', 'F1']);
+  });
+
+  it('never two writes of one key in a group: the later goes in a later group, so they land in order', async () => {
+    const s = recordingSend();
+    const groups = new WriteGroups(s.send, 8);
+    const writes = [
+      groups.write('a', 'a1'),
+      groups.write('a', 'a2'),
+      groups.write('b', 'b1'),
+      groups.write('a', 'a3'),
+      groups.write('b', 'b2'),
+    ];
+    await s.answer();
+    await s.answer();
+    await s.answer();
+    expect(s.groups).toEqual([['a1'], ['a2', 'b1'], ['a3', 'b2']]);
+    await expect(Promise.all(writes)).resolves.toEqual(['A1', 'A2', 'B1', 'A3', 'B2']);
+  });
+
+  it('a group that fails fails each of its writes with the error; the next group is still sent', async () => {
+    const s = recordingSend();
+    const groups = new WriteGroups(s.send, 8);
+    const a = groups.write('a', 'a1');
+    const b = groups.write('b', 'b1').catch((error: unknown) => error);
+    const c = groups.write('c', 'c1').catch((error: unknown) => error);
+    const boom = new Error('connection lost');
+    await s.answer();
+    await s.fail(boom);
+    expect(await b).toBe(boom);
+    expect(await c).toBe(boom);
+    await expect(a).resolves.toBe('A1');
+    const d = groups.write('d', 'd1');
+    expect(s.groups).toEqual([['a1'], ['b1', 'c1'], ['d1']]);
+    await s.answer();
+    await expect(d).resolves.toBe('D1');
+  });
+
+  it('a send that throws at once fails its group the same way', async () => {
+    const groups = new WriteGroups<string, string>(() => {
+      throw new Error('no pool');
+    }, 8);
+    await expect(groups.write('a', 'a1')).rejects.toThrow('no pool');
+    await expect(groups.write('b', 'b1')).rejects.toThrow('no pool');
+  });
+});
