@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as z from 'zod/mini';
 import { isTokenProviderFailure } from '../src/call-errors.js';
 import { attemptOfError } from '../src/call-policy.js';
 import {
@@ -1316,5 +1317,95 @@ describe('the one error of a failure a wire reports', () => {
     expect(answered).toBeInstanceOf(NotFoundError);
     expect(isTokenProviderFailure(answered)).toBe(false);
     expect(isTokenProviderFailure(undefined)).toBe(false);
+  });
+});
+
+/** An answer with this status and body text. */
+function answered(status: number, text: string, headers: Record<string, string> = {}): WireResponse {
+  return {
+    status,
+    rawHeaders: headers,
+    headers: () => headers,
+    text: async () => ({ text, truncated: false }),
+  };
+}
+
+describe('the transport alone, on a wire the test plays', () => {
+  it('a 2xx body that broke off: a connection error, unknown; one that stalled: a timeout, processed', async () => {
+    const cut = await transport(async () =>
+      failingBody(200, new WireFailure('cut', 'Connection failed: other side closed', 'maybe')),
+    )
+      .request({ method: 'POST', path: '/incidents', body: {} })
+      .catch((e: unknown) => e);
+    expect(cut).toBeInstanceOf(ClaimsConnectionError);
+    expect(outcomeOf(cut)).toBe('unknown');
+    expect(attemptOfError(cut)).toEqual({ kind: 'body_failed', stalled: false });
+    const stalled = await transport(async () =>
+      failingBody(
+        200,
+        new WireFailure('body_timeout', 'Request timed out: no progress for 1000 ms', 'maybe'),
+      ),
+    )
+      .request({ method: 'POST', path: '/incidents', body: {} })
+      .catch((e: unknown) => e);
+    expect(stalled).toBeInstanceOf(ClaimsTimeoutError);
+    expect(outcomeOf(stalled)).toBe('processed');
+    expect(attemptOfError(stalled)).toEqual({ kind: 'body_failed', stalled: true });
+  });
+
+  it('a wire that rejects with an error of its own (a bug, a user fetch gone wrong): a connection error in its words', async () => {
+    const error = await transport(async () => {
+      throw new Error('boom');
+    })
+      .request({ method: 'GET', path: '/x' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsConnectionError);
+    expect((error as Error).message).toBe(
+      'GET http://127.0.0.1:9/x: Connection failed: boom (the request may have been processed)',
+    );
+    expect(((error as Error).cause as Error).message).toBe('boom');
+    expect(attemptOfError(error)).toEqual({ kind: 'failure', sent: 'maybe' });
+  });
+
+  it('a 2xx answer of the wrong shape: the attempt the batch reads is unusable (never repeated)', async () => {
+    const error = await transport(async () => answered(200, '{}'))
+      .request({ method: 'GET', path: '/x', responseSchema: z.object({ id: z.string() }) })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsResponseValidationError);
+    expect(attemptOfError(error)).toEqual({ kind: 'unusable' });
+  });
+
+  it('params the resource did not check are checked before anything is sent', async () => {
+    const wire = vi.fn<Wire>();
+    const error = await transport(wire)
+      .request({ method: 'GET', path: '/x', params: { query: [z.string(), 42] } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsValidationError);
+    expect((error as ClaimsValidationError).issues[0]?.path).toBe('query');
+    expect(wire).not.toHaveBeenCalled();
+  });
+
+  it('a one-shot upload stream is never sent twice, even on a 429 that asks for no wait, with retries left', async () => {
+    const wire = vi.fn<Wire>(async () => answered(429, '', { 'retry-after': '0' }));
+    const stream: StreamBody = {
+      replayable: false,
+      open: async () => ({ stream: new Readable({ read() {} }), headers: {} }),
+    };
+    const error = await transport(wire)
+      .request({ method: 'POST', path: '/attachments', stream }, { maxRetries: 2 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(wire).toHaveBeenCalledTimes(1);
+  });
+
+  it('steps(): each step gets the caller’s options with the deadline left', () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const next = transport(vi.fn<Wire>()).steps({ deadlineMs: 1_000, maxRetries: 1 });
+      vi.advanceTimersByTime(300);
+      expect(next()).toEqual({ deadlineMs: 700, maxRetries: 1 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
