@@ -36,7 +36,7 @@ export function failureError(
   attempt: Attempt,
   redactor: Redactor,
 ): Error {
-  const cause = failure.cause === undefined ? undefined : redactor.error(failure.cause);
+  const cause = redactor.error(failure.cause);
   const detail = redactor.text(failure.message);
   let error: Error;
   switch (failure.kind) {
@@ -69,7 +69,8 @@ const tokenErrors = new WeakSet<object>();
 export function tokenError(message: string, cause: unknown, outcome: Outcome): ClaimsError {
   const error = new ClaimsError(message, { cause, outcome });
   tokenErrors.add(error);
-  return recordAttempt(error, { kind: 'refused' });
+  // Its attempt is what attemptOfError gives any error no attempt was recorded for: refused.
+  return error;
 }
 
 /**

@@ -42,6 +42,7 @@ export interface ClaimsPromise<T> extends Promise<T> {
 export class ResponseSink {
   #status = 0;
   #headers: RawHeaders | undefined = undefined;
+  // Stryker disable next-line StringLiteral: read only after answered() set it (describe() refuses before)
   #token = '';
 
   /** The transport's: the call resolved with this answer, sent with this token. */

@@ -2,6 +2,9 @@ import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as z from 'zod/mini';
+import { isTokenProviderFailure } from '../src/call-errors.js';
+import { attemptOfError } from '../src/call-policy.js';
 import {
   AuthenticationError,
   BadRequestError,
@@ -22,9 +25,10 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from '../src/index.js';
-import { type StreamBody, Transport } from '../src/transport.js';
+import { type AccessTokenProvider, type StreamBody, Transport } from '../src/transport.js';
 import { VERSION } from '../src/version.js';
-import type { Wire } from '../src/wire/types.js';
+import { WireFailure } from '../src/wire/failure.js';
+import type { Wire, WireResponse } from '../src/wire/types.js';
 import {
   closedPort,
   TOKEN as FAULT_TOKEN,
@@ -1195,10 +1199,14 @@ describe("a stepped call's deadline", () => {
  * destroyed once it is open (a file handle is not left behind). Driven on the Transport
  * itself, whose `open()` and body watch the test controls.
  */
-function transport(wire: Wire, watchBody: (body: Readable) => Readable = (body) => body): Transport {
+function transport(
+  wire: Wire,
+  watchBody: (body: Readable) => Readable = (body) => body,
+  accessToken: string | AccessTokenProvider = 'tok',
+): Transport {
   return new Transport({
     baseUrl: 'http://127.0.0.1:9',
-    accessToken: 'tok',
+    accessToken,
     timeoutMs: 1_000,
     deadlineMs: 5_000,
     maxRetries: 0,
@@ -1254,5 +1262,150 @@ describe('an upload stopped around the opening of its source', () => {
     expect((error as Error).name).toBe('AbortError');
     expect(source.destroyed).toBe(true);
     expect(wire).not.toHaveBeenCalled();
+  });
+});
+
+/** An answer whose head came and whose body read fails with `failure`. */
+function failingBody(status: number, failure: WireFailure): WireResponse {
+  return { status, rawHeaders: {}, headers: () => ({}), text: () => Promise.reject(failure) };
+}
+
+describe('the one error of a failure a wire reports', () => {
+  it('a 2xx body that cannot be decoded: ClaimsResponseValidationError naming the call, the reason as its issue, processed', async () => {
+    const cause = Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR' });
+    const why = 'the body could not be decoded: incorrect header check (Z_DATA_ERROR)';
+    const wire: Wire = async () => failingBody(201, new WireFailure('decode', why, 'maybe', cause));
+    const error = await transport(wire)
+      .request({ method: 'POST', path: '/incidents', body: {} })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsResponseValidationError);
+    expect((error as Error).message).toBe(
+      `Unexpected response from POST http://127.0.0.1:9/incidents: ${why}`,
+    );
+    expect((error as ClaimsResponseValidationError).issues).toEqual([{ path: '', message: why }]);
+    expect((error as Error).cause).toBe(cause);
+    expect(outcomeOf(error)).toBe('processed');
+    expect(attemptOfError(error)).toEqual({ kind: 'unusable' });
+  });
+
+  it("a refusal before sending (a closed client): a ClaimsError in the wire's words, not_sent, its cause kept", async () => {
+    const cause = new Error('Cannot find package undici');
+    const words = 'The client is closed (client.close() was called): nothing was sent';
+    const wire = vi.fn<Wire>(async () => {
+      throw new WireFailure('refused', words, 'not_connected', cause);
+    });
+    const error = await transport(wire)
+      .request({ method: 'GET', path: '/metadata/programmes' }, { maxRetries: 2 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsError);
+    expect(error).not.toBeInstanceOf(ClaimsConnectionError);
+    expect((error as Error).message).toBe(words);
+    expect((error as Error).cause).toBe(cause);
+    expect(outcomeOf(error)).toBe('not_sent');
+    expect(attemptOfError(error)).toEqual({ kind: 'refused' });
+    expect(wire).toHaveBeenCalledTimes(1);
+  });
+
+  it('a token provider that fails is told apart (the batch stops at once on it); an answer from the API is not', async () => {
+    const failing = transport(vi.fn<Wire>(), undefined, () => Promise.reject(new Error('vault sealed')));
+    const refused = await failing.request({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
+    expect(isTokenProviderFailure(refused)).toBe(true);
+    expect(attemptOfError(refused)).toEqual({ kind: 'refused' });
+    const answered = await transport(async () => failingBody(404, new WireFailure('cut', 'x', 'maybe')))
+      .request({ method: 'GET', path: '/x' })
+      .catch((e: unknown) => e);
+    expect(answered).toBeInstanceOf(NotFoundError);
+    expect(isTokenProviderFailure(answered)).toBe(false);
+    expect(isTokenProviderFailure(undefined)).toBe(false);
+  });
+});
+
+/** An answer with this status and body text. */
+function answered(status: number, text: string, headers: Record<string, string> = {}): WireResponse {
+  return {
+    status,
+    rawHeaders: headers,
+    headers: () => headers,
+    text: async () => ({ text, truncated: false }),
+  };
+}
+
+describe('the transport alone, on a wire the test plays', () => {
+  it('a 2xx body that broke off: a connection error, unknown; one that stalled: a timeout, processed', async () => {
+    const cut = await transport(async () =>
+      failingBody(200, new WireFailure('cut', 'Connection failed: other side closed', 'maybe')),
+    )
+      .request({ method: 'POST', path: '/incidents', body: {} })
+      .catch((e: unknown) => e);
+    expect(cut).toBeInstanceOf(ClaimsConnectionError);
+    expect(outcomeOf(cut)).toBe('unknown');
+    expect(attemptOfError(cut)).toEqual({ kind: 'body_failed', stalled: false });
+    const stalled = await transport(async () =>
+      failingBody(
+        200,
+        new WireFailure('body_timeout', 'Request timed out: no progress for 1000 ms', 'maybe'),
+      ),
+    )
+      .request({ method: 'POST', path: '/incidents', body: {} })
+      .catch((e: unknown) => e);
+    expect(stalled).toBeInstanceOf(ClaimsTimeoutError);
+    expect(outcomeOf(stalled)).toBe('processed');
+    expect(attemptOfError(stalled)).toEqual({ kind: 'body_failed', stalled: true });
+  });
+
+  it('a wire that rejects with an error of its own (a bug, a user fetch gone wrong): a connection error in its words', async () => {
+    const error = await transport(async () => {
+      throw new Error('boom');
+    })
+      .request({ method: 'GET', path: '/x' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsConnectionError);
+    expect((error as Error).message).toBe(
+      'GET http://127.0.0.1:9/x: Connection failed: boom (the request may have been processed)',
+    );
+    expect(((error as Error).cause as Error).message).toBe('boom');
+    expect(attemptOfError(error)).toEqual({ kind: 'failure', sent: 'maybe' });
+  });
+
+  it('a 2xx answer of the wrong shape: the attempt the batch reads is unusable (never repeated)', async () => {
+    const error = await transport(async () => answered(200, '{}'))
+      .request({ method: 'GET', path: '/x', responseSchema: z.object({ id: z.string() }) })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsResponseValidationError);
+    expect(attemptOfError(error)).toEqual({ kind: 'unusable' });
+  });
+
+  it('params the resource did not check are checked before anything is sent', async () => {
+    const wire = vi.fn<Wire>();
+    const error = await transport(wire)
+      .request({ method: 'GET', path: '/x', params: { query: [z.string(), 42] } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsValidationError);
+    expect((error as ClaimsValidationError).issues[0]?.path).toBe('query');
+    expect(wire).not.toHaveBeenCalled();
+  });
+
+  it('a one-shot upload stream is never sent twice, even on a 429 that asks for no wait, with retries left', async () => {
+    const wire = vi.fn<Wire>(async () => answered(429, '', { 'retry-after': '0' }));
+    const stream: StreamBody = {
+      replayable: false,
+      open: async () => ({ stream: new Readable({ read() {} }), headers: {} }),
+    };
+    const error = await transport(wire)
+      .request({ method: 'POST', path: '/attachments', stream }, { maxRetries: 2 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(wire).toHaveBeenCalledTimes(1);
+  });
+
+  it('steps(): each step gets the caller’s options with the deadline left', () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const next = transport(vi.fn<Wire>()).steps({ deadlineMs: 1_000, maxRetries: 1 });
+      vi.advanceTimersByTime(300);
+      expect(next()).toEqual({ deadlineMs: 700, maxRetries: 1 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

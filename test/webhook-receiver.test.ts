@@ -53,6 +53,7 @@ describe('verifyWebhook', () => {
       }),
     );
     expect(error.reason).toBe('invalid_body');
+    expect(error.message).toBe('Webhook body does not have the expected shape');
     expect(error.issues.map((i) => i.path)).toEqual(['webhookEvent', 'data']);
   });
 
@@ -98,8 +99,11 @@ describe('verifyWebhook', () => {
     const error = failure(() => verifyWebhook(headers, '{"webhookEvent":', options));
     expect(error.reason).toBe('invalid_body');
     expect(error.message).toBe('Webhook body is not valid JSON');
-    expect(failure(() => verifyWebhook(headers, '', options)).reason).toBe('invalid_body');
-    expect(failure(() => verifyWebhook(headers, undefined, options)).reason).toBe('invalid_body');
+    expect(error.issues).toEqual([{ path: '', message: 'not valid JSON' }]);
+    const blank = failure(() => verifyWebhook(headers, '', options));
+    expect([blank.reason, blank.message]).toEqual(['invalid_body', 'Webhook body is not valid JSON']);
+    const none = failure(() => verifyWebhook(headers, undefined, options));
+    expect([none.reason, none.message]).toEqual(['invalid_body', 'Webhook body is empty']);
   });
 });
 

@@ -4,6 +4,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { claimsPromise } from '../src/claims-promise.js';
+import { ClaimsError } from '../src/errors.js';
 import type {
   ClaimsPromise,
   EventCreated,
@@ -135,5 +137,15 @@ describe.each(WIRES)('$name', ({ options: wire }) => {
         expect(server.hits).toHaveLength(1);
       },
     );
+  });
+});
+
+describe('a promise whose call resolved without an HTTP answer (no resource makes one)', () => {
+  it('withResponse() refuses to make up a status and headers', async () => {
+    const promise = claimsPromise(async () => 'value');
+    await expect(promise).resolves.toBe('value');
+    const error = await promise.withResponse().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsError);
+    expect((error as Error).message).toBe('the call resolved without an HTTP answer to describe');
   });
 });

@@ -61,7 +61,7 @@ const BAD_ANSWER_NAME = 'HTTPParserError';
  * dropped it while idle): proven unwritten on one of these, a request goes out once more on a
  * fresh connection. A connection that could not be opened keeps the rules of its own.
  */
-const DEAD_SOCKET_CODES: ReadonlySet<string> = new Set([
+const DEAD_SOCKET_CODES: ReadonlySet<string | undefined> = new Set([
   'ECONNRESET',
   'EPIPE',
   'ECONNABORTED',
@@ -171,7 +171,7 @@ export function failureOf(
     return new WireFailure(
       'connection',
       `Connection failed before any byte of the request was written, nothing was sent: ${detail()}${suffix}`,
-      code !== undefined && DEAD_SOCKET_CODES.has(code) ? 'dead_connection' : 'not_written',
+      DEAD_SOCKET_CODES.has(code) ? 'dead_connection' : 'not_written',
       error,
     );
   }
@@ -200,6 +200,7 @@ export class AttemptClock {
   /** Starts listening to the call's signal; false when it had aborted already. */
   listen(): boolean {
     if (this.signal.aborted) return false;
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: the call's signal drops its listeners when it fires, and done() removes this one
     this.signal.addEventListener('abort', this.#onAbort, { once: true });
     return true;
   }

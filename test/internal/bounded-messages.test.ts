@@ -570,6 +570,8 @@ describe('redactUrl and describeUrl', () => {
     ['https://h/p?sig=1&signal=2', 'https://h/p?sig=[REDACTED]&signal=2'],
     ['https://h/a@b', 'https://h/a@b'],
     ['https://h/a/key=1', 'https://h/a/key=1'],
+    ['https://h/a&token=1', 'https://h/a&token=1'],
+    ['https://h/a&token=1?key=2', 'https://h/a&token=1?key=[REDACTED]'],
     ['h?key=1', 'h?key=[REDACTED]'],
     ['https://h/p?tokens&a=1', 'https://h/p?tokens&a=1'],
     ['https://h/p?+sig=1', 'https://h/p?+sig=1'],

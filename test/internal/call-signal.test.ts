@@ -6,6 +6,7 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deadlineMessage, stoppedError } from '../../src/call-errors.js';
+import { attemptOfError, nextStep } from '../../src/call-policy.js';
 import { ClaimsTimeoutError } from '../../src/errors.js';
 import { onAbort } from '../../src/internal/abort-fanout.js';
 import { CallSignal, CallStopped, STOPPED, TICK_MS } from '../../src/internal/call-signal.js';
@@ -243,6 +244,31 @@ describe('stops', () => {
       const sent = stoppedError(signal, 1_000, 'unknown', CALL);
       expect(sent.message).toBe('The operation was aborted (the request may have been processed)');
       expect(outcomeOf(sent)).toBe('unknown');
+    });
+
+    it('a caller that repeats calls itself (the batch) never repeats a stopped one, and keeps what its attempt may have done', () => {
+      const controller = new AbortController();
+      const signal = call(60_000, controller.signal);
+      controller.abort();
+      const state = {
+        method: 'GET',
+        retries: 0,
+        replayable: true,
+        freshResendUsed: false,
+        newTokenUsed: false,
+        tokenProvider: false,
+        earlierMayHaveActed: false,
+      };
+      for (const phase of ['not_sent', 'unknown', 'processed'] as const) {
+        const attempt = attemptOfError(stoppedError(signal, 1_000, phase, CALL));
+        expect(attempt).toEqual({ kind: 'stopped', phase });
+        expect(
+          nextStep(attempt, state, { maxRetries: 5, maxRetryAfterMs: 600_000, longerWait: 'wait_max' }),
+        ).toEqual({
+          next: 'fail',
+          outcome: phase,
+        });
+      }
     });
 
     it("the caller's abort without a reason: no cause", () => {

@@ -200,6 +200,15 @@ describe('failureOf, before the head', () => {
     );
   });
 
+  it('a platform that rejects with nothing at all (a user’s fetch rejecting undefined): a connection failure that may have left', () => {
+    const failure = failureOf(attempt(), { ...NODE_WORDING, connectTimeout: 'x' }, undefined, 'head');
+    expect(failure).toMatchObject({
+      kind: 'connection',
+      sent: 'maybe',
+      message: 'Connection failed: undefined',
+    });
+  });
+
   it.each(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET'])(
     'proven unwritten on a connection found closed (%s): a dead connection',
     (code) => {
@@ -439,6 +448,8 @@ describe('WireAnswer: a compressed body', () => {
     ['GZip', gzipSync(json)],
     ['identity, gzip', gzipSync(json)],
     ['gzip, gzip, gzip', gzipSync(gzipSync(gzipSync(json)))],
+    // A deflate under another coding is read with zlib's header: its first bytes are not the body's.
+    ['deflate, gzip', gzipSync(deflateSync(json))],
   ])('%s: decoded', async (encoding, data) => {
     const half = Math.floor(data.length / 2);
     const body = source([data.subarray(0, half), data.subarray(half)]);
@@ -453,6 +464,21 @@ describe('WireAnswer: a compressed body', () => {
     await expect(
       answer(201, { 'content-encoding': 'gzip, br' }, source([data])).text(1_000),
     ).resolves.toEqual({ text: json, truncated: false });
+  });
+
+  it('codings repeated as separate header lines (node:http gives a list) are read in order', async () => {
+    const data = brotliCompressSync(gzipSync(json));
+    await expect(
+      answer(201, { 'content-encoding': ['gzip', 'br'] }, source([data])).text(1_000),
+    ).resolves.toEqual({ text: json, truncated: false });
+  });
+
+  it('empty list items are no coding (a trailing comma, a leading one)', async () => {
+    for (const header of ['gzip,', ', gzip', 'gzip, , identity']) {
+      await expect(
+        answer(201, { 'content-encoding': header }, source([gzipSync(json)])).text(1_000),
+      ).resolves.toEqual({ text: json, truncated: false });
+    }
   });
 
   it('identity alone is no coding: the body is read as it comes', async () => {
@@ -486,6 +512,41 @@ describe('WireAnswer: a compressed body', () => {
     const read = await answer(200, { 'content-encoding': 'gzip' }, body).text(10);
     expect(read).toEqual({ text: '', truncated: true });
     expect(body.cancelled).toBeGreaterThanOrEqual(1);
+  });
+
+  it('the raw cap is exact: up to twice maxBytes and 64 KiB read, one byte more truncated', async () => {
+    // Empty gzip members are 20 bytes: 3,277 of them are 65,540 bytes, the cap for maxBytes 2.
+    const empty = gzipSync(Buffer.alloc(0));
+    expect(empty.byteLength).toBe(20);
+    const members = (n: number) => Buffer.concat(Array.from({ length: n }, () => empty));
+    const atCap = members(3_277);
+    await expect(answer(200, { 'content-encoding': 'gzip' }, source([atCap])).text(2)).resolves.toEqual({
+      text: '',
+      truncated: false,
+    });
+    const past = Buffer.concat([atCap, Buffer.from([0x1f])]);
+    await expect(answer(200, { 'content-encoding': 'gzip' }, source([past])).text(2)).resolves.toEqual({
+      text: '',
+      truncated: true,
+    });
+  });
+
+  it('a large body that compresses poorly is read whole when its decoded size fits maxBytes', async () => {
+    // 400,000 base64 characters from a fixed xorshift sequence: gzip keeps about three quarters.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    let x = 2_463_534_242;
+    const letters = Array.from({ length: 400_000 }, () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return alphabet[(x >>> 0) & 63];
+    }).join('');
+    const data = gzipSync(letters);
+    expect(data.byteLength).toBeGreaterThan(200_000 + 65_536);
+    await expect(answer(200, { 'content-encoding': 'gzip' }, source([data])).text(400_000)).resolves.toEqual({
+      text: letters,
+      truncated: false,
+    });
   });
 
   it('each raw chunk counts as progress', async () => {
@@ -588,6 +649,23 @@ describe('AttemptClock', () => {
     expect(clock.timedOut()).toBe('progress');
   });
 
+  it('where timers restart in place (Node, Bun), progress refreshes the one timer rather than setting another', () => {
+    vi.useFakeTimers();
+    const set = vi.spyOn(globalThis, 'setTimeout');
+    const stop = vi.fn();
+    const clock = new AttemptClock(new CountingSignal(), 100, stop);
+    clock.arm('progress');
+    vi.advanceTimersByTime(60);
+    clock.progress();
+    clock.progress();
+    expect(set).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(99);
+    expect(stop).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(stop).toHaveBeenCalledWith('timeout');
+    set.mockRestore();
+  });
+
   it('a connect timeout says connect', () => {
     vi.useFakeTimers();
     const clock = new AttemptClock(new CountingSignal(), 100, () => undefined);
@@ -643,9 +721,18 @@ describe('AttemptClock', () => {
       clock.arm('progress');
       clock.progress();
       expect([...timers.keys()]).toEqual([2]);
+      // The timer set anew is a progress timer: it says so when it fires.
+      timers.get(2)?.();
+      expect(stop).toHaveBeenCalledWith('timeout');
+      expect(clock.timedOut()).toBe('progress');
       clock.done();
       clock.progress();
       expect(timers.size).toBe(0);
+      // Progress before any timer was armed arms one.
+      const early = new AttemptClock(new CountingSignal(), 100, stop);
+      early.progress();
+      expect([...timers.keys()]).toEqual([3]);
+      early.done();
     } finally {
       vi.restoreAllMocks();
     }

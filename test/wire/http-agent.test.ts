@@ -123,6 +123,28 @@ describe('the node:http wire’s agents', () => {
     expect(made).toHaveLength(1);
   });
 
+  it('after the turn a request waits before reusing a socket: the agent it took, unless that was replaced meanwhile', async () => {
+    const { agents, made, take } = setUp();
+    const still = (agent: FakeAgent | undefined, now: number) =>
+      (agents.stillCurrent(agent as unknown as Agent, client, now) as unknown as FakeAgent).id;
+    take(0);
+    // Still current: kept, even past the idle limit (the request took it in time).
+    expect(still(made[0], 10_000)).toBe(1);
+    expect(made).toHaveLength(1);
+    // Retired meanwhile (a dead connection): the one fresh agent the others go on to.
+    agents.retire(made[0] as unknown as Agent);
+    expect(still(made[0], 10_001)).toBe(2);
+    expect(still(made[0], 10_002)).toBe(2);
+    // Replaced for idleness meanwhile by another request: the new one.
+    expect(take(20_000)).toBe(3);
+    expect(still(made[1], 20_001)).toBe(3);
+    // The client closed meanwhile: the call under way finishes on its own agent, not refused.
+    await agents.close();
+    expect(still(made[2], 20_002)).toBe(3);
+    expect(still(made[0], 20_003)).toBe(1);
+    expect(made).toHaveLength(3);
+  });
+
   it('close() before any request makes no agent', () => {
     const { agents, made } = setUp();
     agents.close();
