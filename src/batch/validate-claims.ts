@@ -4,6 +4,7 @@ import { FormIndex } from '../checks/form-index.js';
 import type { ClaimsClientBase as ClaimsClient } from '../client.js';
 import { locateExtendedFieldProblems } from '../extended-fields.js';
 import { formsOfProgrammes } from '../forms/programmes.js';
+import { errorMessage } from '../internal/error-message.js';
 import { excerpt } from '../internal/quote.js';
 import { collectIssues } from '../internal/validate.js';
 import { outcomeOf } from '../outcome.js';
@@ -117,6 +118,8 @@ export async function validateClaims(
       problem(issue.path, issue.message);
     }
     const incident = record.incident as IncidentCreate;
+    const json = notJson(incident);
+    if (json !== undefined) problem('incident', json);
     const filesResolved = await checkFiles(incident, root, problem);
     if (problems.length > before || key === undefined) continue;
     const claim: ValidClaim = filesResolved
@@ -171,6 +174,20 @@ export async function validateClaims(
   problems.sort((a, b) => a.line - b.line);
   const bad = new Set(problems.map((p) => p.line));
   return { claims: claims.filter((c) => !bad.has(c.line)), problems };
+}
+
+/**
+ * Why the incident cannot be sent as JSON (a BigInt, a cycle, a `toJSON` that throws), as the
+ * client would refuse it when sending; `undefined` when it can. Found here, it is a problem of
+ * its line, before the journal hashes the body or anything is sent.
+ */
+function notJson(incident: IncidentCreate): string | undefined {
+  try {
+    JSON.stringify(incident);
+    return undefined;
+  } catch (error) {
+    return `cannot be sent as JSON: ${excerpt(errorMessage(error))}`;
+  }
 }
 
 /**

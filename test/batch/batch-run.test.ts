@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TokenRequestError } from '../../src/auth/errors.js';
 import { bodyHash } from '../../src/batch/body-hash.js';
-import { BatchStoppedError } from '../../src/batch/errors.js';
+import { BatchInputError, BatchStoppedError } from '../../src/batch/errors.js';
 import { type FileClaimsOptions, fileClaims } from '../../src/batch/file-claims.js';
 import { StoreGaveNoAnswer, storeGrace } from '../../src/batch/grace.js';
 import type { JournalRecord } from '../../src/batch/record.js';
@@ -1439,14 +1439,34 @@ describe('a claim waiting to be taken when the batch stops itself', () => {
   });
 });
 
-describe('an incident the journal cannot hash (a BigInt field)', () => {
-  it('fails the batch with the error; nothing written or sent', async () => {
+describe('an incident that cannot be sent as JSON (a BigInt field, a cycle)', () => {
+  it('is a problem of its line, found before anything is written or sent', async () => {
     const store = memoryStore();
+    const cyclic: Record<string, unknown> = { description: 'x' };
+    cyclic.self = cyclic;
     const error = await (async () => {
-      for await (const _ of fileClaims(client(), [claimLine('K1', { count: 10n })], { journal: store })) {
+      for await (const _ of fileClaims(
+        client(),
+        [claimLine('K1', { count: 10n }), claimLine('K2', { extra: cyclic })],
+        { journal: store },
+      )) {
       }
     })().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TypeError);
+    expect(error).toBeInstanceOf(BatchInputError);
+    expect((error as BatchInputError).problems).toEqual([
+      {
+        line: 1,
+        key: 'K1',
+        path: 'incident',
+        message: 'cannot be sent as JSON: Do not know how to serialize a BigInt',
+      },
+      {
+        line: 2,
+        key: 'K2',
+        path: 'incident',
+        message: expect.stringMatching(/^cannot be sent as JSON: Converting circular structure to JSON/),
+      },
+    ]);
     expect(store.written).toEqual([]);
   });
 });
