@@ -492,7 +492,8 @@ export class PostgresJournalStore implements JournalStore {
    * statement of its own: it sees the winners' commits).
    */
   async #insertGroup(items: WriteItem[]): Promise<Written[]> {
-    const pool = this.#groupPool();
+    // There: close() waits for every write before it ends the pool.
+    const pool = this.#pool as PostgresPool;
     const rows = await writeGroup(
       pool,
       `WITH v AS (${GROUP_VALUES}),
@@ -520,7 +521,8 @@ export class PostgresJournalStore implements JournalStore {
 
   /** Updates a group of keys, each only if its row is still at the version expected. */
   async #updateGroup(items: WriteItem[]): Promise<Written[]> {
-    const pool = this.#groupPool();
+    // There: close() waits for every write before it ends the pool.
+    const pool = this.#pool as PostgresPool;
     const rows = await writeGroup(
       pool,
       `WITH v AS (${GROUP_VALUES}),
@@ -546,12 +548,6 @@ export class PostgresJournalStore implements JournalStore {
       else versions.set(row.key, row.version as string);
     }
     return versions;
-  }
-
-  /** The pool a group is written with: `close()` waits for every write, so it is still there. */
-  #groupPool(): PostgresPool {
-    if (!this.#pool) throw new JournalError('closed', 'The journal is closed');
-    return this.#pool;
   }
 
   /** The shared back-off read from the database: `ms` left of it from now, when any. */
