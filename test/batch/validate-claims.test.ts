@@ -321,3 +321,117 @@ describe('validateClaims: the files root, at its edges', () => {
     ]);
   });
 });
+
+describe('validateClaims with checkProgrammes: each line against the programmes metadata', () => {
+  const programmes = [
+    {
+      programmeCode: 'PRG',
+      policyTypes: [
+        { policyTypeCode: 'T1', countries: ['GB', 'IE'] },
+        { policyTypeCode: 'T2', countries: ['FR'] },
+        { policyTypeCode: 'T1', countries: ['NL'] },
+      ],
+    },
+    { programmeCode: 'OTHER', policyTypes: [{ policyTypeCode: 'T9', countryCodes: ['DE'] }] },
+  ];
+  function clientListing(answer: () => Promise<unknown>) {
+    const asked = { programmes: 0, forms: 0 };
+    const client = {
+      metadata: {
+        programmes: () => {
+          asked.programmes++;
+          return answer();
+        },
+        incidentFields: async () => {
+          asked.forms++;
+          return [causeOfLoss];
+        },
+      },
+    } as unknown as ClaimsClientBase;
+    return { client, asked };
+  }
+
+  it('a programme, policy type or country it does not list is a problem of the line, naming what it has; listed lines pass', async () => {
+    const { client, asked } = clientListing(async () => programmes);
+    const { claims, problems } = await validateClaims(
+      client,
+      [
+        claimLine('K1'),
+        claimLine('K2', { programmeCode: 'PRG-NOPE' }),
+        claimLine('K3', { policyTypeCode: 'T7' }),
+        claimLine('K4', { policyCountry: 'ES' }),
+        claimLine('K5', { policyCountry: 'NL' }),
+        claimLine('K6', {
+          programmeCode: 'OTHER',
+          policyTypeCode: 'T9',
+          policyCountry: 'DE',
+          ...ext('Fire'),
+        }),
+      ],
+      { checkProgrammes: true },
+    );
+    expect(asked.programmes).toBe(1);
+    expect(claims.map((c) => c.key)).toEqual(['K1', 'K5', 'K6']);
+    expect(problems).toEqual([
+      {
+        line: 2,
+        key: 'K2',
+        path: 'incident.programmeCode',
+        message: '"PRG-NOPE" is not a programme the programmes metadata lists',
+        code: 'unknown_programme',
+      },
+      {
+        line: 3,
+        key: 'K3',
+        path: 'incident.policyTypeCode',
+        message: '"T7" is not a policy type of programme "PRG" (it has "T1", "T2")',
+        code: 'unknown_policy_type',
+      },
+      {
+        line: 4,
+        key: 'K4',
+        path: 'incident.policyCountry',
+        message: '"ES" is not a country of policy type "T1" of programme "PRG" (it has "GB", "IE", "NL")',
+        code: 'unknown_country',
+      },
+    ]);
+  });
+
+  it('a line the programmes metadata refuses is not looked up for its form', async () => {
+    const { client, asked } = clientListing(async () => programmes);
+    const { problems } = await validateClaims(
+      client,
+      [claimLine('K1', { programmeCode: 'PRG-NOPE', ...ext('Fire') })],
+      { checkProgrammes: true },
+    );
+    expect(problems.map((p) => p.code)).toEqual(['unknown_programme']);
+    expect(asked.forms).toBe(0);
+  });
+
+  it('not asked without checkProgrammes, nor when no line is valid; a look-up that fails or an unreadable answer skips the check', async () => {
+    const listing = clientListing(async () => programmes);
+    const off = await validateClaims(listing.client, [claimLine('K1', { programmeCode: 'PRG-NOPE' })]);
+    expect(off.problems).toEqual([]);
+    const none = await validateClaims(listing.client, [{ key: 'K1', incident: null }], {
+      checkProgrammes: true,
+    });
+    expect(none.problems.map((p) => p.message)).toEqual(['needs an incident object']);
+    expect(listing.asked.programmes).toBe(0);
+    for (const answer of [
+      async () => {
+        throw new ClaimsApiError({ status: 404, message: 'Not Found', headers: {}, body: undefined });
+      },
+      async () => ({ unexpected: true }),
+    ]) {
+      const failing = clientListing(answer);
+      const { claims, problems } = await validateClaims(
+        failing.client,
+        [claimLine('K1', { programmeCode: 'PRG-NOPE' })],
+        { checkProgrammes: true },
+      );
+      expect(failing.asked.programmes).toBe(1);
+      expect(problems).toEqual([]);
+      expect(claims.map((c) => c.key)).toEqual(['K1']);
+    }
+  });
+});
