@@ -419,7 +419,13 @@ describe('validateClaims with checkProgrammes: each line against the programmes 
     expect(listing.asked.programmes).toBe(0);
     for (const answer of [
       async () => {
-        throw new ClaimsApiError({ status: 404, message: 'Not Found', headers: {}, body: undefined });
+        throw new ClaimsApiError({
+          status: 404,
+          body: '',
+          headers: {},
+          method: 'GET',
+          url: 'https://x/metadata/programmes',
+        });
       },
       async () => ({ unexpected: true }),
     ]) {
