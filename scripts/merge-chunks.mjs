@@ -63,25 +63,16 @@ function importsOf(file) {
   return out;
 }
 
-/** The files `start` loads with static imports, itself included. */
-function staticClosure(start) {
+/**
+ * The files `starts` reach, themselves included: through static imports only (what loading
+ * them loads), or through dynamic ones too (`dynamic`: every file they may ever load).
+ */
+function reached(starts, { dynamic }) {
   const seen = new Set();
   const visit = (file) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const [target, dynamic] of importsOf(file)) if (!dynamic) visit(target);
-  };
-  visit(start);
-  return seen;
-}
-
-/** Every file the entries reach, statically or not: the files this script replaces. */
-function everyFile(starts) {
-  const seen = new Set();
-  const visit = (file) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const [target] of importsOf(file)) visit(target);
+    for (const [target, isDynamic] of importsOf(file)) if (dynamic || !isDynamic) visit(target);
   };
   for (const start of starts) visit(start);
   return seen;
@@ -93,10 +84,10 @@ async function rechunk(dist, entries, out) {
   const entryFiles = new Set(entries.map(fileOf));
   const light = new Set(
     LIGHT_ENTRIES.filter((name) => entries.includes(name)).flatMap((name) => [
-      ...staticClosure(fileOf(name)),
+      ...reached([fileOf(name)], { dynamic: false }),
     ]),
   );
-  const main = entries.includes(MAIN_ENTRY) ? staticClosure(fileOf(MAIN_ENTRY)) : new Set();
+  const main = entries.includes(MAIN_ENTRY) ? reached([fileOf(MAIN_ENTRY)], { dynamic: false }) : new Set();
   const bundle = await rollup({
     input: Object.fromEntries(entries.map((name) => [name, fileOf(name)])),
     // Packages and node: builtins stay imports, as tsup left them.
@@ -139,8 +130,8 @@ export async function mergeChunks(dist, groups = defaultGroups()) {
     .filter(
       (file) => file.endsWith('.js') && !rewritten.has(file) && !/[\\/]chunk-|-[A-Z0-9]{8}\.js$/.test(file),
     );
-  const kept = everyFile(others);
-  const inputs = everyFile([...rewritten]);
+  const kept = reached(others, { dynamic: true });
+  const inputs = reached(rewritten, { dynamic: true });
   const work = join(dist, '.merge-chunks');
   rmSync(work, { recursive: true, force: true });
   const written = [];
