@@ -444,13 +444,7 @@ export class PostgresJournalStore implements JournalStore {
   async #versionOf(pool: PostgresPool, previous: JournalRecord): Promise<string | ClaimAnswer> {
     const known = this.#versions.get(previous);
     if (known !== undefined) return known;
-    const { rows } = await pool.query<Row>(
-      `SELECT key, record, version::text, worker,
-              (state = 'sending' AND lease_until > now()) AS live
-         FROM ${this.#tables.keys} WHERE key = $1`,
-      [previous.key],
-    );
-    const row = rows[0];
+    const row = (await this.#rows(pool, [previous.key]))[0];
     if (!row) {
       throw new JournalError(
         'changed_elsewhere',
@@ -509,12 +503,7 @@ export class PostgresJournalStore implements JournalStore {
     const refused = items.filter((item) => !versions.has(item.key)).map((item) => item.key);
     const now = new Map<string, Row>();
     if (refused.length > 0) {
-      const latest = await pool.query<Row>(
-        `SELECT key, record, version::text, worker, (state = 'sending' AND lease_until > now()) AS live
-           FROM ${this.#tables.keys} WHERE key = ANY($1::text[])`,
-        [refused],
-      );
-      for (const row of latest.rows) now.set(row.key, row);
+      for (const row of await this.#rows(pool, refused)) now.set(row.key, row);
     }
     return items.map((item) => ({ version: versions.get(item.key), latest: now.get(item.key) }));
   }
@@ -555,15 +544,19 @@ export class PostgresJournalStore implements JournalStore {
     if (typeof ms === 'number' && ms > 0) this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + ms);
   }
 
+  /** The rows of `keys` as they are now, each marked live while its `sending` lease runs. */
+  async #rows(pool: PostgresPool, keys: string[]): Promise<Row[]> {
+    const { rows } = await pool.query<Row>(
+      `SELECT key, record, version::text, worker, (state = 'sending' AND lease_until > now()) AS live
+         FROM ${this.#tables.keys} WHERE key = ANY($1::text[])`,
+      [keys],
+    );
+    return rows;
+  }
+
   /** The key's record as it is now (read in a statement of its own: it sees the winner's commit). */
   async #latest(pool: PostgresPool, key: string): Promise<JournalRecord> {
-    const { rows } = await pool.query<Row>(
-      `SELECT key, record, version::text, worker,
-              (state = 'sending' AND lease_until > now()) AS live
-         FROM ${this.#tables.keys} WHERE key = $1`,
-      [key],
-    );
-    const row = rows[0];
+    const row = (await this.#rows(pool, [key]))[0];
     if (!row) throw new JournalError('corrupt', `Key ${echo(key)} has no row in the journal table`);
     return this.#recordOf(row);
   }
