@@ -437,9 +437,21 @@ async function workersRun(build: Build, n: number, url: string, db: Db, table: s
   const filed = await Promise.all(
     Array.from({ length: n }, async () => {
       const client = new build.sdk.ClaimsClient({ baseUrl: url, accessToken: 'tok_bench_0123456789abcdef' });
-      const tally: StoreTally = { first: 0, last: 0, claims: 0, refused: 0, claimMs: 0, appends: 0, appendMs: 0 };
+      const tally: StoreTally = {
+        first: 0,
+        last: 0,
+        claims: 0,
+        refused: 0,
+        claimMs: 0,
+        appends: 0,
+        appendMs: 0,
+      };
       tallies.push(tally);
-      const store = tallied(new build.pg.PostgresJournalStore({ connectionString: db.url, table }), tally, started);
+      const store = tallied(
+        new build.pg.PostgresJournalStore({ connectionString: db.url, table }),
+        tally,
+        started,
+      );
       let filed = 0;
       for await (const result of build.batch.fileClaims(client, claims, { journal: store, concurrency: 4 })) {
         const note = `${result.state}/${result.note}`;
@@ -491,6 +503,7 @@ async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
   const slow = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
   /** rps[build][n][round]: each round's runs of n workers (two: there and back). */
   const rps = new Map(builds.map((b) => [b.name, new Map(WORKERS_COUNTS.map((n) => [n, [] as number[][]]))]));
+  const roundsOf = (build: string, n: number) => rps.get(build)?.get(n) ?? [];
   let runs = 0;
   try {
     for (let r = 0; r < WORKERS_ROUNDS; r++) {
@@ -500,8 +513,8 @@ async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
         for (const build of order) {
           const table = `bench_workers_${process.pid}_${++runs}`;
           const run = await workersRun(build, n, slow.url, db, table);
-          const perRound = rps.get(build.name)?.get(n) as number[][];
-          (perRound[r] ??= []).push(run.rps);
+          const perRound = roundsOf(build.name, n);
+          perRound[r] = [...(perRound[r] ?? []), run.rps];
           process.stdout.write(
             `workers round ${r + 1} ${build.name} ${n}: ${round(run.rps)} claims/s, CPU 0 ${round(run.cpuShare * 100)}%, ` +
               `PostgreSQL ${round(run.pgCpuShare * 100)}%, claims ${round(run.claimsPerKey, 2)}/key (refused ${round(run.refusedPerKey, 2)}), ` +
@@ -545,8 +558,8 @@ async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
   if (builds.length === 2) {
     const versus: Record<number, number[]> = {};
     for (const n of WORKERS_COUNTS) {
-      const mine = (rps.get('this')?.get(n) as number[][]).map((runs) => median(runs));
-      const base = (rps.get('baseline')?.get(n) as number[][]).map((runs) => median(runs));
+      const mine = roundsOf('this', n).map((runs) => median(runs));
+      const base = roundsOf('baseline', n).map((runs) => median(runs));
       versus[n] = mine.map((x, r) => round(x / (base[r] as number), 3));
       process.stdout.write(
         `this / baseline, ${n} workers: ${round(median(versus[n]), 3)} (rounds ${versus[n].join(', ')})\n`,
