@@ -102,8 +102,8 @@ export class BatchRun {
   readonly #queue: Queued[] = [];
   /** The order `#queue` is taken in: see {@link Walk} and `#metAnotherRun`. */
   #walk = new Walk(0);
-  /** A shared store's: each queued key's position in `#queue`, for the records read again. */
-  readonly #positions = new Map<string, number>();
+  /** Each queued key's position in `#queue`, for the records read again (made at the first read). */
+  #positions: Map<string, number> | undefined;
   /** Claims taken since the journal was last read (a shared store): see {@link REREAD_SHARE}. */
   #takenSinceRead = 0;
   /** The journal being read again, if it is. */
@@ -191,9 +191,6 @@ export class BatchRun {
         else this.#settleSafely(claim, decision.result);
       }
       this.#walk = new Walk(this.#queue.length);
-      if (this.journal.store.shared) {
-        for (const [at, { claim }] of this.#queue.entries()) this.#positions.set(claim.key, at);
-      }
       const workers = Array.from({ length: Math.min(this.options.concurrency, this.#queue.length) }, () =>
         this.#work(),
       );
@@ -488,11 +485,14 @@ export class BatchRun {
 
   /** Reads the shared journal again: see `#metAnotherRun`. */
   async #readAgain(): Promise<void> {
+    this.#positions ??= new Map(this.#queue.map(({ claim }, at) => [claim.key, at]));
+    const positions = this.#positions;
     try {
       await this.guard(
         this.journal.reread((record) => {
-          const at = this.#positions.get(record.key);
+          const at = positions.get(record.key);
           // Not queued (settled at the start), or already taken: what this run knows stands.
+          // Stryker disable next-line BooleanLiteral: taking such a record on changes nothing this run reads again (it never asks the store for that key again)
           if (at === undefined || this.#walk.visited(at)) return false;
           const { claim, hash } = this.#queue[at] as Queued;
           const decision = decide(record, hash);

@@ -30,6 +30,10 @@ interface Other {
   held?: Set<string>;
   /** Keys another run filed: a claim on them is refused with the filed record, and load() gives them. */
   filed?: Set<string>;
+  /** Keys another run left not_sent (a re-read gives them; a claim must name that record as previous). */
+  notSent?: Set<string>;
+  /** Keys of no claim of this run's input, given by a re-read first. */
+  strangers?: string[];
   /** Waited for by a claim on a key another run filed (the test's way to order things). */
   before?: (key: string) => Promise<void> | undefined;
 }
@@ -53,6 +57,9 @@ function scripted(other: Other, shared = true) {
     async *load() {
       // The first load is the run's start: the other runs had written nothing yet.
       if (loads++ === 0) return;
+      for (const key of other.strangers ?? []) yield filedRecord(key);
+      for (const key of other.notSent ?? [])
+        yield { ...filedRecord(key), state: 'not_sent', incidentId: undefined };
       for (const key of other.filed ?? []) yield filedRecord(key);
       for (const key of other.held ?? [])
         yield {
@@ -63,8 +70,14 @@ function scripted(other: Other, shared = true) {
           heldElsewhere: true,
         };
     },
-    claim: async (record) => {
+    claim: async (record, previous) => {
       asked.push(record.key);
+      // A key another run left not_sent is taken only by naming that record, as a database's would be.
+      if (other.notSent?.has(record.key) && previous?.state !== 'not_sent')
+        return {
+          taken: false,
+          latest: { ...filedRecord(record.key), state: 'not_sent', incidentId: undefined },
+        };
       if (other.filed?.has(record.key)) {
         await other.before?.(record.key);
         return { taken: false, latest: filedRecord(record.key) };
@@ -158,7 +171,14 @@ describe('the walk of a run over a shared journal', () => {
     const read = new Promise<void>((resolve) => (reread = resolve));
     const filed = new Set(keys(30, 30)); // K30..K59, filed by another run
     const held = new Set(['K70']); // another run is sending it
-    const store = scripted({ filed, held, before: (key) => (key === 'K31' ? read : undefined) });
+    const notSent = new Set(['K80']); // another run left it not_sent: this run sends it
+    const store = scripted({
+      filed,
+      held,
+      notSent,
+      strangers: ['X1'], // not in this input: passed over
+      before: (key) => (key === 'K31' ? read : undefined),
+    });
     const load = store.load.bind(store);
     store.load = async function* () {
       yield* load();
@@ -167,7 +187,8 @@ describe('the walk of a run over a shared journal', () => {
     const all = keys(100);
     const results = await run(store, all, 1);
     // K0..K29 taken (at least 16 per unit of concurrency), K30 refused: the journal read again
-    // while K31's claim is under way; K32..K59 and K70 settled by it, never asked for.
+    // while K31's claim is under way; K32..K59 and K70 settled by it, never asked for; K80
+    // asked for once, naming the not_sent record the read gave.
     expect(store.loads()).toBe(2);
     expect(store.asked).toEqual([...keys(32), ...keys(10, 60), ...keys(29, 71)]);
     expectEachOnce(results, all);
@@ -178,6 +199,7 @@ describe('the walk of a run over a shared journal', () => {
         incidentId: `INC-${key}`,
       });
     expect(results.find((r) => r.key === 'K70')).toMatchObject({ state: 'unknown', note: 'taken_elsewhere' });
+    expect(results.find((r) => r.key === 'K80')).toMatchObject({ state: 'filed', note: 'sent' });
     expect(new Set(server.received)).toEqual(new Set([...keys(30), ...keys(10, 60), ...keys(29, 71)]));
     expect(server.received).toHaveLength(69);
   });
@@ -202,6 +224,24 @@ describe('the walk of a run over a shared journal', () => {
     const big2 = scripted({ filed: new Set(['K32']) });
     await run(big2, keys(1_056), 1);
     expect(big2.loads()).toBe(2);
+  });
+
+  it('reads again each time it has taken its share anew', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const filed = new Set(['K20']);
+    const store = scripted({ filed });
+    const load = store.load.bind(store);
+    store.load = async function* () {
+      yield* load();
+      // Another run files K40 after this run's first read.
+      if (store.loads() === 2) filed.add('K40');
+    };
+    const all = keys(60);
+    const results = await run(store, all, 1);
+    // K20 (21 asked): read; K40 (20 asked since): read again.
+    expect(store.loads()).toBe(3);
+    expect(store.asked).toEqual(all);
+    expectEachOnce(results, all);
   });
 
   it('a journal that cannot be read again changes nothing: each key is asked for as before', async () => {
