@@ -217,13 +217,17 @@ describe('the walk of a run over a shared journal', () => {
     const two = scripted({ filed: new Set(['K20']) });
     await run(two, keys(40), 2);
     expect(two.loads()).toBe(1);
-    // A 32nd of 1,056 claims is 33: 32 asked for is too few, 33 enough.
+    // A 32nd of 1,056 claims is 33: 32 asked for is too few, 33 enough. (K34's 403 stops the
+    // batch there: the other thousand claims need not be sent to show it.)
+    server.answer = (key) =>
+      key === 'K34' ? { status: 403, body: { message: 'forbidden' } } : defaultAnswer(key);
     const big = scripted({ filed: new Set(['K31']) });
-    await run(big, keys(1_056), 1);
+    await expect(run(big, keys(1_056), 1)).rejects.toBeInstanceOf(BatchStoppedError);
     expect(big.loads()).toBe(1);
     const big2 = scripted({ filed: new Set(['K32']) });
-    await run(big2, keys(1_056), 1);
+    await expect(run(big2, keys(1_056), 1)).rejects.toBeInstanceOf(BatchStoppedError);
     expect(big2.loads()).toBe(2);
+    expect(big2.asked).toEqual(keys(35));
   });
 
   it('reads again each time it has taken its share anew', async () => {
