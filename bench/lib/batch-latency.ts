@@ -21,8 +21,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as Batch from '../../src/batch/index.js';
 import type * as BatchPostgres from '../../src/batch/postgres/index.js';
 import type * as Sdk from '../../src/index.js';
@@ -37,6 +38,17 @@ const ROUNDS = Number(process.env.BATCH_LATENCY_ROUNDS ?? 3);
 const TARGET = 0.9;
 const WORKERS_CLAIMS = Number(process.env.BATCH_WORKERS_CLAIMS ?? 8_000);
 const LOADED_WRITES = 1_000;
+/** Rounds of the workers part, each 1 2 4 4 2 1 (or the counts asked, there and back). */
+const WORKERS_ROUNDS = Number(process.env.BATCH_WORKERS_ROUNDS ?? 1);
+const WORKERS_COUNTS = (process.env.BATCH_WORKERS_COUNTS ?? '1,2,4').split(',').map(Number);
+/**
+ * Another build of the SDK (a `dist/` folder under the repository, e.g. main's, copied to
+ * `.bench-tmp/dist-base`): the workers part then runs each count with both, alternating which
+ * goes first, and prints the ratio of each round.
+ */
+const WORKERS_BASELINE = process.env.BATCH_WORKERS_BASELINE;
+/** Which parts to run: `bound`, `workers`, `instant` (comma-separated; all by default). */
+const PARTS = new Set((process.env.BATCH_LATENCY_PARTS ?? 'bound,workers,instant').split(','));
 const WORKERS_SERVER_MS = 20;
 const WORKERS_TARGET = 3.5;
 const TMP = join(ROOT, '.bench-tmp');
@@ -212,243 +224,418 @@ async function countedPool(url: string) {
   return { pool, counts };
 }
 
+type Db = Exclude<Awaited<ReturnType<typeof startPostgres>>, string>;
+type Pg = typeof BatchPostgres;
+
 export async function latencyMain(sdk: typeof Sdk, batch: typeof Batch): Promise<void> {
-  const pg = (await import('../../dist/batch/postgres/index.js' as string)) as typeof BatchPostgres;
+  const pg = (await import('../../dist/batch/postgres/index.js' as string)) as Pg;
   const db = await startPostgres(CAN_PIN ? { cpu: 1 } : {});
   if (typeof db === 'string') throw new Error(`no PostgreSQL server could be started: ${db}`);
-  let tables = 0;
-  const pgStore = (table = `bench_${process.pid}_${++tables}`) =>
-    new pg.PostgresJournalStore({ connectionString: db.url, table });
   try {
-    // The bound: plain pool vs file store vs PostgreSQL, each round A B C C B A, a 5 ms server.
-    process.env.BENCH_SERVER_DELAY_MS = String(SERVER_MS);
-    const server = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
-    const sides: Record<Side, { rps: number[]; writeMs: number[]; loadedMs: number[] }> = {
-      plain: { rps: [], writeMs: [], loadedMs: [] },
-      file: { rps: [], writeMs: [], loadedMs: [] },
-      postgres: { rps: [], writeMs: [], loadedMs: [] },
-    };
-    const ratios: Record<'file' | 'postgres', number[]> = { file: [], postgres: [] };
-    const loadedRatios: Record<'file' | 'postgres', number[]> = { file: [], postgres: [] };
-    try {
-      const client = new sdk.ClaimsClient({ baseUrl: server.url, accessToken: 'tok_bench_0123456789abcdef' });
-      const claims = makeClaims(CLAIMS, 'L');
-      await plainPool(client, claims.slice(0, 500), CONCURRENCY);
-      for (let r = 0; r < ROUNDS; r++) {
-        const order: Side[] =
-          r % 2 === 0
-            ? ['plain', 'file', 'postgres', 'postgres', 'file', 'plain']
-            : ['postgres', 'file', 'plain', 'plain', 'file', 'postgres'];
-        const ms: Record<Side, number[]> = { plain: [], file: [], postgres: [] };
-        for (const [i, side] of order.entries()) {
-          if (side === 'plain') {
-            ms.plain.push(await plainPool(client, claims, CONCURRENCY));
-            continue;
-          }
-          const path = join(TMP, `latency-${r}-${i}.journal`);
-          const store = side === 'file' ? path : pgStore();
-          const { ms: took, filed } = await batchRun(batch, client, claims, store, CONCURRENCY);
-          if (filed !== claims.length) throw new Error(`${side}: only ${filed} of ${claims.length} filed`);
-          ms[side].push(took);
-          await rm(path, { force: true });
-          // The durable write, measured right after, on the same store kind.
-          const probe = join(TMP, `latency-probe-${r}-${i}.journal`);
-          sides[side].writeMs.push(await medianWrite(batch, side === 'file' ? probe : pgStore()));
-          await rm(probe, { force: true });
-          sides[side].loadedMs.push(
-            await loadedWrite(
-              batch,
-              side === 'file' ? probe : pgStore(),
-              CONCURRENCY,
-              SERVER_MS,
-              LOADED_WRITES,
-            ),
-          );
-          await rm(probe, { force: true });
-        }
-        const rps = (side: Side) => claims.length / (median(ms[side]) / 1000);
-        for (const side of ['plain', 'file', 'postgres'] as const) sides[side].rps.push(rps(side));
-        for (const side of ['file', 'postgres'] as const) {
-          const w = median(sides[side].writeMs.slice(-2));
-          const bound = (rps('plain') * SERVER_MS) / (SERVER_MS + w);
-          ratios[side].push(rps(side) / bound);
-          const loaded = median(sides[side].loadedMs.slice(-2));
-          const loadedBound = (rps('plain') * SERVER_MS) / (SERVER_MS + loaded);
-          loadedRatios[side].push(rps(side) / loadedBound);
-          process.stdout.write(
-            `latency round ${r + 1} ${side}: ${round(rps(side))} claims/s, bound ${round(bound)} (pool ${round(rps('plain'))} × 5 / (5 + ${round(w, 3)} ms)), ratio ${round(rps(side) / bound, 3)}; ` +
-              `at load: write ${round(loaded, 3)} ms, bound ${round(loadedBound)}, ratio ${round(rps(side) / loadedBound, 3)}\n`,
-          );
-        }
-      }
-    } finally {
-      await stop(server.child);
-    }
-    const plainRps = median(sides.plain.rps);
-    const summary = (side: 'file' | 'postgres') => {
-      const writeMs = median(sides[side].writeMs);
-      const bound = (plainRps * SERVER_MS) / (SERVER_MS + writeMs);
-      return {
-        rps: round(median(sides[side].rps)),
-        medianWriteMs: round(writeMs, 3),
-        bound: round(bound),
-        ratio: round(median(ratios[side]), 3),
-        ratios: ratios[side].map((x) => round(x, 3)),
-        met: median(ratios[side]) >= TARGET,
-        atLoad: {
-          medianWriteMs: round(median(sides[side].loadedMs), 3),
-          bound: round((plainRps * SERVER_MS) / (SERVER_MS + median(sides[side].loadedMs))),
-          ratio: round(median(loadedRatios[side]), 3),
-          ratios: loadedRatios[side].map((x) => round(x, 3)),
-        },
-      };
-    };
-    const file = summary('file');
-    const postgres = summary('postgres');
-    process.stdout.write(
-      `\nagainst a ${SERVER_MS} ms server, concurrency ${CONCURRENCY}, ${CLAIMS} claims, medians of ${ROUNDS} rounds:\n` +
-        'store       claims/s   bound   median write   ratio (target ≥ 0.9)\n' +
-        `file        ${file.rps}   ${file.bound}   ${file.medianWriteMs} ms   ${file.ratio}\n` +
-        `postgres    ${postgres.rps}   ${postgres.bound}   ${postgres.medianWriteMs} ms   ${postgres.ratio}\n` +
-        `(plain pool ${round(plainRps)} claims/s)\n` +
-        `the write at the batch's load (${CONCURRENCY} writers, a ${SERVER_MS} ms wait between a claim's two records, no runner, no network):\n` +
-        `file        ${file.atLoad.bound}   ${file.atLoad.medianWriteMs} ms   ${file.atLoad.ratio}\n` +
-        `postgres    ${postgres.atLoad.bound}   ${postgres.atLoad.medianWriteMs} ms   ${postgres.atLoad.ratio}\n`,
-    );
-
-    // Workers: 1, 2, 4 runs of concurrency 4 on one PostgreSQL journal, a 20 ms server.
-    process.env.BENCH_SERVER_DELAY_MS = String(WORKERS_SERVER_MS);
-    const slow = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
-    const workersRps: Record<number, number[]> = { 1: [], 2: [], 4: [] };
-    try {
-      const counts = [1, 2, 4, 4, 2, 1];
-      for (const [i, n] of counts.entries()) {
-        const table = `bench_workers_${process.pid}_${i}`;
-        const claims = makeClaims(WORKERS_CLAIMS, `M${i}`);
-        const started = performance.now();
-        const filed = await Promise.all(
-          Array.from({ length: n }, async () => {
-            const client = new sdk.ClaimsClient({
-              baseUrl: slow.url,
-              accessToken: 'tok_bench_0123456789abcdef',
-            });
-            return (await batchRun(batch, client, claims, pgStore(table), 4)).filed;
-          }),
-        );
-        const seconds = (performance.now() - started) / 1000;
-        const total = filed.reduce((a, b) => a + b, 0);
-        if (total !== WORKERS_CLAIMS) throw new Error(`${n} workers filed ${total} of ${WORKERS_CLAIMS}`);
-        workersRps[n]?.push(WORKERS_CLAIMS / seconds);
-        process.stdout.write(`workers ${n}: ${round(WORKERS_CLAIMS / seconds)} claims/s\n`);
-      }
-    } finally {
-      await stop(slow.child);
-    }
-    const one = median(workersRps[1] as number[]);
-    const workers: Record<number, { rps: number; speedup: number }> = {};
-    for (const n of [1, 2, 4]) {
-      const rps = median(workersRps[n] as number[]);
-      workers[n] = { rps: round(rps), speedup: round(rps / one, 2) };
-    }
-    const w = (n: number) => workers[n] as { rps: number; speedup: number };
-    process.stdout.write(
-      `\nworkers (concurrency 4 each, one PostgreSQL journal, ${WORKERS_CLAIMS} claims, a ${WORKERS_SERVER_MS} ms server):\n` +
-        [1, 2, 4].map((n) => `${n}: ${w(n).rps} claims/s (${w(n).speedup}×)`).join('\n') +
-        `\ntarget: 4 workers ≥ ${WORKERS_TARGET}× one\n`,
-    );
-    // The journal's own cost, against an instant server: no store / file / PostgreSQL, interleaved.
-    process.env.BENCH_SERVER_DELAY_MS = '0';
-    const instant = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
-    type Cost = { cpuUs: number[]; pgCpuUs: number[]; writes: number[]; statements: number[] };
-    const costs: Record<'none' | 'file' | 'postgres', Cost> = {
-      none: { cpuUs: [], pgCpuUs: [], writes: [], statements: [] },
-      file: { cpuUs: [], pgCpuUs: [], writes: [], statements: [] },
-      postgres: { cpuUs: [], pgCpuUs: [], writes: [], statements: [] },
-    };
-    try {
-      const client = new sdk.ClaimsClient({
-        baseUrl: instant.url,
-        accessToken: 'tok_bench_0123456789abcdef',
-      });
-      const sides = ['none', 'file', 'postgres', 'postgres', 'file', 'none'] as const;
-      for (let r = 0; r < ROUNDS; r++) {
-        for (const [i, side] of (r % 2 === 0 ? sides : [...sides].reverse()).entries()) {
-          const claims = makeClaims(CLAIMS, `I${r}-${i}`);
-          const path = join(TMP, `instant-${r}-${i}.journal`);
-          const counted = side === 'postgres' ? await countedPool(db.url) : undefined;
-          const store =
-            side === 'none'
-              ? noStore()
-              : side === 'file'
-                ? path
-                : new pg.PostgresJournalStore({
-                    pool: counted?.pool as BatchPostgres.PostgresPool,
-                    table: `bench_instant_${process.pid}_${r}_${i}`,
-                  });
-          const syncsBefore = syncCalls;
-          const pgBefore = postgresCpuMs(db.port);
-          const cpuBefore = process.cpuUsage();
-          const { filed } = await batchRun(batch, client, claims, store, CONCURRENCY);
-          const cpu = process.cpuUsage(cpuBefore);
-          if (filed !== claims.length)
-            throw new Error(`instant ${side}: only ${filed} of ${claims.length} filed`);
-          costs[side].cpuUs.push((cpu.user + cpu.system) / claims.length);
-          costs[side].pgCpuUs.push(((postgresCpuMs(db.port) - pgBefore) * 1000) / claims.length);
-          costs[side].writes.push(
-            side === 'file'
-              ? (syncCalls - syncsBefore) / claims.length
-              : (counted?.counts.commits ?? 0) / claims.length,
-          );
-          costs[side].statements.push((counted?.counts.statements ?? 0) / claims.length);
-          await (counted?.pool as { end?: () => Promise<void> } | undefined)?.end?.();
-          await rm(path, { force: true });
-        }
-      }
-    } finally {
-      await stop(instant.child);
-    }
-    const journalCost = (side: 'file' | 'postgres') => ({
-      cpuUsPerClaim: round(median(costs[side].cpuUs) - median(costs.none.cpuUs)),
-      ...(side === 'postgres' ? { postgresCpuUsPerClaim: round(median(costs.postgres.pgCpuUs)) } : {}),
-      durableWritesPerClaim: round(median(costs[side].writes), 3),
-      ...(side === 'postgres' ? { statementsPerClaim: round(median(costs.postgres.statements), 3) } : {}),
-    });
-    const instantCost = {
-      runnerCpuUsPerClaim: round(median(costs.none.cpuUs)),
-      file: journalCost('file'),
-      postgres: journalCost('postgres'),
-    };
-    process.stdout.write(
-      `\nthe journal's own cost against an instant server (concurrency ${CONCURRENCY}, ${CLAIMS} claims, medians of ${ROUNDS} rounds):\n` +
-        `runner without a journal: ${instantCost.runnerCpuUsPerClaim} µs CPU per claim\n` +
-        `file:       +${instantCost.file.cpuUsPerClaim} µs CPU per claim, ${instantCost.file.durableWritesPerClaim} fdatasync per claim\n` +
-        `postgres:   +${instantCost.postgres.cpuUsPerClaim} µs CPU per claim here, ${instantCost.postgres.postgresCpuUsPerClaim} µs in PostgreSQL, ` +
-        `${instantCost.postgres.durableWritesPerClaim} committed writes and ${instantCost.postgres.statementsPerClaim} statements per claim\n`,
-    );
+    const bound = PARTS.has('bound') ? await boundPart(sdk, batch, pg, db) : undefined;
+    const workers = PARTS.has('workers') ? await workersPart(sdk, batch, db) : undefined;
+    const instant = PARTS.has('instant') ? await instantPart(sdk, batch, pg, db) : undefined;
     const result = {
       machine: machine(),
       pinned: CAN_PIN ? 'bench on CPU 0, API server and PostgreSQL on CPU 1 (taskset)' : 'not pinned',
-      serverMs: SERVER_MS,
-      concurrency: CONCURRENCY,
-      claims: CLAIMS,
-      rounds: ROUNDS,
-      plainRps: round(plainRps),
-      file,
-      postgres,
-      target: TARGET,
-      workers: {
-        claims: WORKERS_CLAIMS,
-        serverMs: WORKERS_SERVER_MS,
-        concurrencyEach: 4,
-        ...workers,
-        target: WORKERS_TARGET,
-        met: w(4).speedup >= WORKERS_TARGET,
-      },
-      instant: instantCost,
+      loadAverage: loadavg().map((x) => round(x, 2)),
+      ...(bound
+        ? {
+            serverMs: SERVER_MS,
+            concurrency: CONCURRENCY,
+            claims: CLAIMS,
+            rounds: ROUNDS,
+            ...bound,
+            target: TARGET,
+          }
+        : {}),
+      ...(workers ? { workers } : {}),
+      ...(instant ? { instant } : {}),
     };
     await writeFile(join(TMP, 'batch-latency.json'), `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {
     await db.destroy();
   }
+}
+
+/** The bound: plain pool vs file store vs PostgreSQL, each round A B C C B A, a 5 ms server. */
+async function boundPart(sdk: typeof Sdk, batch: typeof Batch, pg: Pg, db: Db) {
+  let tables = 0;
+  const pgStore = () =>
+    new pg.PostgresJournalStore({ connectionString: db.url, table: `bench_${process.pid}_${++tables}` });
+  // The bound: plain pool vs file store vs PostgreSQL, each round A B C C B A, a 5 ms server.
+  process.env.BENCH_SERVER_DELAY_MS = String(SERVER_MS);
+  const server = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
+  const sides: Record<Side, { rps: number[]; writeMs: number[]; loadedMs: number[] }> = {
+    plain: { rps: [], writeMs: [], loadedMs: [] },
+    file: { rps: [], writeMs: [], loadedMs: [] },
+    postgres: { rps: [], writeMs: [], loadedMs: [] },
+  };
+  const ratios: Record<'file' | 'postgres', number[]> = { file: [], postgres: [] };
+  const loadedRatios: Record<'file' | 'postgres', number[]> = { file: [], postgres: [] };
+  try {
+    const client = new sdk.ClaimsClient({ baseUrl: server.url, accessToken: 'tok_bench_0123456789abcdef' });
+    const claims = makeClaims(CLAIMS, 'L');
+    await plainPool(client, claims.slice(0, 500), CONCURRENCY);
+    for (let r = 0; r < ROUNDS; r++) {
+      const order: Side[] =
+        r % 2 === 0
+          ? ['plain', 'file', 'postgres', 'postgres', 'file', 'plain']
+          : ['postgres', 'file', 'plain', 'plain', 'file', 'postgres'];
+      const ms: Record<Side, number[]> = { plain: [], file: [], postgres: [] };
+      for (const [i, side] of order.entries()) {
+        if (side === 'plain') {
+          ms.plain.push(await plainPool(client, claims, CONCURRENCY));
+          continue;
+        }
+        const path = join(TMP, `latency-${r}-${i}.journal`);
+        const store = side === 'file' ? path : pgStore();
+        const { ms: took, filed } = await batchRun(batch, client, claims, store, CONCURRENCY);
+        if (filed !== claims.length) throw new Error(`${side}: only ${filed} of ${claims.length} filed`);
+        ms[side].push(took);
+        await rm(path, { force: true });
+        // The durable write, measured right after, on the same store kind.
+        const probe = join(TMP, `latency-probe-${r}-${i}.journal`);
+        sides[side].writeMs.push(await medianWrite(batch, side === 'file' ? probe : pgStore()));
+        await rm(probe, { force: true });
+        sides[side].loadedMs.push(
+          await loadedWrite(
+            batch,
+            side === 'file' ? probe : pgStore(),
+            CONCURRENCY,
+            SERVER_MS,
+            LOADED_WRITES,
+          ),
+        );
+        await rm(probe, { force: true });
+      }
+      const rps = (side: Side) => claims.length / (median(ms[side]) / 1000);
+      for (const side of ['plain', 'file', 'postgres'] as const) sides[side].rps.push(rps(side));
+      for (const side of ['file', 'postgres'] as const) {
+        const w = median(sides[side].writeMs.slice(-2));
+        const bound = (rps('plain') * SERVER_MS) / (SERVER_MS + w);
+        ratios[side].push(rps(side) / bound);
+        const loaded = median(sides[side].loadedMs.slice(-2));
+        const loadedBound = (rps('plain') * SERVER_MS) / (SERVER_MS + loaded);
+        loadedRatios[side].push(rps(side) / loadedBound);
+        process.stdout.write(
+          `latency round ${r + 1} ${side}: ${round(rps(side))} claims/s, bound ${round(bound)} (pool ${round(rps('plain'))} × 5 / (5 + ${round(w, 3)} ms)), ratio ${round(rps(side) / bound, 3)}; ` +
+            `at load: write ${round(loaded, 3)} ms, bound ${round(loadedBound)}, ratio ${round(rps(side) / loadedBound, 3)}\n`,
+        );
+      }
+    }
+  } finally {
+    await stop(server.child);
+  }
+  const plainRps = median(sides.plain.rps);
+  const summary = (side: 'file' | 'postgres') => {
+    const writeMs = median(sides[side].writeMs);
+    const bound = (plainRps * SERVER_MS) / (SERVER_MS + writeMs);
+    return {
+      rps: round(median(sides[side].rps)),
+      medianWriteMs: round(writeMs, 3),
+      bound: round(bound),
+      ratio: round(median(ratios[side]), 3),
+      ratios: ratios[side].map((x) => round(x, 3)),
+      met: median(ratios[side]) >= TARGET,
+      atLoad: {
+        medianWriteMs: round(median(sides[side].loadedMs), 3),
+        bound: round((plainRps * SERVER_MS) / (SERVER_MS + median(sides[side].loadedMs))),
+        ratio: round(median(loadedRatios[side]), 3),
+        ratios: loadedRatios[side].map((x) => round(x, 3)),
+      },
+    };
+  };
+  const file = summary('file');
+  const postgres = summary('postgres');
+  process.stdout.write(
+    `\nagainst a ${SERVER_MS} ms server, concurrency ${CONCURRENCY}, ${CLAIMS} claims, medians of ${ROUNDS} rounds:\n` +
+      'store       claims/s   bound   median write   ratio (target ≥ 0.9)\n' +
+      `file        ${file.rps}   ${file.bound}   ${file.medianWriteMs} ms   ${file.ratio}\n` +
+      `postgres    ${postgres.rps}   ${postgres.bound}   ${postgres.medianWriteMs} ms   ${postgres.ratio}\n` +
+      `(plain pool ${round(plainRps)} claims/s)\n` +
+      `the write at the batch's load (${CONCURRENCY} writers, a ${SERVER_MS} ms wait between a claim's two records, no runner, no network):\n` +
+      `file        ${file.atLoad.bound}   ${file.atLoad.medianWriteMs} ms   ${file.atLoad.ratio}\n` +
+      `postgres    ${postgres.atLoad.bound}   ${postgres.atLoad.medianWriteMs} ms   ${postgres.atLoad.ratio}\n`,
+  );
+
+  return { plainRps: round(plainRps), file, postgres };
+}
+
+/** The journal's own cost, against an instant server: no store / file / PostgreSQL, interleaved. */
+async function instantPart(sdk: typeof Sdk, batch: typeof Batch, pg: Pg, db: Db) {
+  // The journal's own cost, against an instant server: no store / file / PostgreSQL, interleaved.
+  process.env.BENCH_SERVER_DELAY_MS = '0';
+  const instant = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
+  type Cost = { cpuUs: number[]; pgCpuUs: number[]; writes: number[]; statements: number[] };
+  const costs: Record<'none' | 'file' | 'postgres', Cost> = {
+    none: { cpuUs: [], pgCpuUs: [], writes: [], statements: [] },
+    file: { cpuUs: [], pgCpuUs: [], writes: [], statements: [] },
+    postgres: { cpuUs: [], pgCpuUs: [], writes: [], statements: [] },
+  };
+  try {
+    const client = new sdk.ClaimsClient({
+      baseUrl: instant.url,
+      accessToken: 'tok_bench_0123456789abcdef',
+    });
+    const sides = ['none', 'file', 'postgres', 'postgres', 'file', 'none'] as const;
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const [i, side] of (r % 2 === 0 ? sides : [...sides].reverse()).entries()) {
+        const claims = makeClaims(CLAIMS, `I${r}-${i}`);
+        const path = join(TMP, `instant-${r}-${i}.journal`);
+        const counted = side === 'postgres' ? await countedPool(db.url) : undefined;
+        const store =
+          side === 'none'
+            ? noStore()
+            : side === 'file'
+              ? path
+              : new pg.PostgresJournalStore({
+                  pool: counted?.pool as BatchPostgres.PostgresPool,
+                  table: `bench_instant_${process.pid}_${r}_${i}`,
+                });
+        const syncsBefore = syncCalls;
+        const pgBefore = postgresCpuMs(db.port);
+        const cpuBefore = process.cpuUsage();
+        const { filed } = await batchRun(batch, client, claims, store, CONCURRENCY);
+        const cpu = process.cpuUsage(cpuBefore);
+        if (filed !== claims.length)
+          throw new Error(`instant ${side}: only ${filed} of ${claims.length} filed`);
+        costs[side].cpuUs.push((cpu.user + cpu.system) / claims.length);
+        costs[side].pgCpuUs.push(((postgresCpuMs(db.port) - pgBefore) * 1000) / claims.length);
+        costs[side].writes.push(
+          side === 'file'
+            ? (syncCalls - syncsBefore) / claims.length
+            : (counted?.counts.commits ?? 0) / claims.length,
+        );
+        costs[side].statements.push((counted?.counts.statements ?? 0) / claims.length);
+        await (counted?.pool as { end?: () => Promise<void> } | undefined)?.end?.();
+        await rm(path, { force: true });
+      }
+    }
+  } finally {
+    await stop(instant.child);
+  }
+  const journalCost = (side: 'file' | 'postgres') => ({
+    cpuUsPerClaim: round(median(costs[side].cpuUs) - median(costs.none.cpuUs)),
+    ...(side === 'postgres' ? { postgresCpuUsPerClaim: round(median(costs.postgres.pgCpuUs)) } : {}),
+    durableWritesPerClaim: round(median(costs[side].writes), 3),
+    ...(side === 'postgres' ? { statementsPerClaim: round(median(costs.postgres.statements), 3) } : {}),
+  });
+  const instantCost = {
+    runnerCpuUsPerClaim: round(median(costs.none.cpuUs)),
+    file: journalCost('file'),
+    postgres: journalCost('postgres'),
+  };
+  process.stdout.write(
+    `\nthe journal's own cost against an instant server (concurrency ${CONCURRENCY}, ${CLAIMS} claims, medians of ${ROUNDS} rounds):\n` +
+      `runner without a journal: ${instantCost.runnerCpuUsPerClaim} µs CPU per claim\n` +
+      `file:       +${instantCost.file.cpuUsPerClaim} µs CPU per claim, ${instantCost.file.durableWritesPerClaim} fdatasync per claim\n` +
+      `postgres:   +${instantCost.postgres.cpuUsPerClaim} µs CPU per claim here, ${instantCost.postgres.postgresCpuUsPerClaim} µs in PostgreSQL, ` +
+      `${instantCost.postgres.durableWritesPerClaim} committed writes and ${instantCost.postgres.statementsPerClaim} statements per claim\n`,
+  );
+  return instantCost;
+}
+
+/** One build of the SDK the workers part runs: this one, or the baseline's. */
+interface Build {
+  name: string;
+  sdk: typeof Sdk;
+  batch: typeof Batch;
+  pg: Pg;
+}
+
+async function importBuild(name: string, dir: string): Promise<Build> {
+  const at = (path: string) => pathToFileURL(resolve(ROOT, dir, path)).href;
+  return {
+    name,
+    sdk: (await import(at('index.js'))) as typeof Sdk,
+    batch: (await import(at('batch/index.js'))) as typeof Batch,
+    pg: (await import(at('batch/postgres/index.js'))) as Pg,
+  };
+}
+
+/** What one worker's journal did: its claims, how many were refused, and the time they took. */
+interface StoreTally {
+  /** ms from the run's start to this worker's first claim, and to its last. */
+  first: number;
+  last: number;
+  claims: number;
+  refused: number;
+  claimMs: number;
+  appends: number;
+  appendMs: number;
+}
+
+/** A store that passes every call on to `store`, timing `claim` and `append`. */
+function tallied(store: Batch.JournalStore, tally: StoreTally, t0: number): Batch.JournalStore {
+  return {
+    shared: store.shared,
+    open: (options) => store.open(options),
+    load: () => store.load(),
+    claim: async (record, previous) => {
+      const started = performance.now();
+      if (tally.claims === 0) tally.first = started - t0;
+      tally.last = started - t0;
+      const answer = await store.claim(record, previous);
+      tally.claims++;
+      tally.claimMs += performance.now() - started;
+      if (!answer.taken) tally.refused++;
+      return answer;
+    },
+    append: async (record) => {
+      const started = performance.now();
+      await store.append(record);
+      tally.appends++;
+      tally.appendMs += performance.now() - started;
+    },
+    close: () => store.close(),
+    pauseAll: (ms) => (store.pauseAll as (ms: number) => Promise<void>)(ms),
+    pausedUntil: () => (store.pausedUntil as () => number)(),
+  };
+}
+
+/** One run of `n` workers on a fresh journal: claims per second, and where the time went. */
+async function workersRun(build: Build, n: number, url: string, db: Db, table: string) {
+  const claims = makeClaims(WORKERS_CLAIMS, table);
+  const tallies: StoreTally[] = [];
+  const notes = new Map<string, number>();
+  const pgBefore = postgresCpuMs(db.port);
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const filed = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const client = new build.sdk.ClaimsClient({ baseUrl: url, accessToken: 'tok_bench_0123456789abcdef' });
+      const tally: StoreTally = {
+        first: 0,
+        last: 0,
+        claims: 0,
+        refused: 0,
+        claimMs: 0,
+        appends: 0,
+        appendMs: 0,
+      };
+      tallies.push(tally);
+      const store = tallied(
+        new build.pg.PostgresJournalStore({ connectionString: db.url, table }),
+        tally,
+        started,
+      );
+      let filed = 0;
+      for await (const result of build.batch.fileClaims(client, claims, { journal: store, concurrency: 4 })) {
+        const note = `${result.state}/${result.note}`;
+        notes.set(note, (notes.get(note) ?? 0) + 1);
+        if (result.state === 'filed' && result.note === 'sent') filed++;
+      }
+      return filed;
+    }),
+  );
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const total = filed.reduce((a, b) => a + b, 0);
+  if (total !== WORKERS_CLAIMS) throw new Error(`${n} workers filed ${total} of ${WORKERS_CLAIMS}`);
+  const sum = (f: (t: StoreTally) => number) => tallies.reduce((a, t) => a + f(t), 0);
+  return {
+    rps: WORKERS_CLAIMS / (ms / 1000),
+    /** This process's CPU over the run's time: 1 is the whole of CPU 0. */
+    cpuShare: (cpu.user + cpu.system) / 1000 / ms,
+    pgCpuShare: (postgresCpuMs(db.port) - pgBefore) / ms,
+    /** The latest first claim of a worker, and the earliest last claim, in ms from the start; the run's ms. */
+    firstClaim: Math.max(...tallies.map((t) => t.first)),
+    lastClaim: Math.min(...tallies.map((t) => t.last)),
+    ms,
+    claimsPerKey: sum((t) => t.claims) / WORKERS_CLAIMS,
+    refusedPerKey: sum((t) => t.refused) / WORKERS_CLAIMS,
+    claimMs:
+      sum((t) => t.claimMs) /
+      Math.max(
+        1,
+        sum((t) => t.claims),
+      ),
+    appendMs:
+      sum((t) => t.appendMs) /
+      Math.max(
+        1,
+        sum((t) => t.appends),
+      ),
+    notes: Object.fromEntries(notes),
+  };
+}
+
+/** Workers: 1, 2, 4 runs of concurrency 4 on one PostgreSQL journal, a 20 ms server. */
+async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
+  const builds: Build[] = [
+    { name: 'this', sdk, batch, pg: (await import('../../dist/batch/postgres/index.js' as string)) as Pg },
+  ];
+  if (WORKERS_BASELINE) builds.push(await importBuild('baseline', WORKERS_BASELINE));
+  process.env.BENCH_SERVER_DELAY_MS = String(WORKERS_SERVER_MS);
+  const slow = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
+  /** rps[build][n][round]: each round's runs of n workers (two: there and back). */
+  const rps = new Map(builds.map((b) => [b.name, new Map(WORKERS_COUNTS.map((n) => [n, [] as number[][]]))]));
+  const roundsOf = (build: string, n: number) => rps.get(build)?.get(n) ?? [];
+  let runs = 0;
+  try {
+    for (let r = 0; r < WORKERS_ROUNDS; r++) {
+      const counts = [...WORKERS_COUNTS, ...[...WORKERS_COUNTS].reverse()];
+      for (const [i, n] of counts.entries()) {
+        const order = (r + i) % 2 === 0 ? builds : [...builds].reverse();
+        for (const build of order) {
+          const table = `bench_workers_${process.pid}_${++runs}`;
+          const run = await workersRun(build, n, slow.url, db, table);
+          const perRound = roundsOf(build.name, n);
+          perRound[r] = [...(perRound[r] ?? []), run.rps];
+          process.stdout.write(
+            `workers round ${r + 1} ${build.name} ${n}: ${round(run.rps)} claims/s, CPU 0 ${round(run.cpuShare * 100)}%, ` +
+              `PostgreSQL ${round(run.pgCpuShare * 100)}%, claims ${round(run.claimsPerKey, 2)}/key (refused ${round(run.refusedPerKey, 2)}), ` +
+              `claim ${round(run.claimMs, 2)} ms, append ${round(run.appendMs, 2)} ms, ` +
+              `first claim ${round(run.firstClaim)} ms, last ${round(run.lastClaim)} of ${round(run.ms)} ms, load ${loadavg()[0]?.toFixed(2)}; ${JSON.stringify(run.notes)}\n`,
+          );
+        }
+      }
+    }
+  } finally {
+    await stop(slow.child);
+  }
+  const out: Record<string, unknown> = {
+    claims: WORKERS_CLAIMS,
+    serverMs: WORKERS_SERVER_MS,
+    concurrencyEach: 4,
+    rounds: WORKERS_ROUNDS,
+    target: WORKERS_TARGET,
+  };
+  process.stdout.write(
+    `\nworkers (concurrency 4 each, one PostgreSQL journal, ${WORKERS_CLAIMS} claims, a ${WORKERS_SERVER_MS} ms server, ${WORKERS_ROUNDS} round(s)):\n`,
+  );
+  const first = WORKERS_COUNTS[0] as number;
+  for (const build of builds) {
+    const byN = rps.get(build.name) as Map<number, number[][]>;
+    const roundRps = (n: number) => (byN.get(n) as number[][]).map((runs) => median(runs));
+    const result: Record<number, { rps: number; speedup: number; speedups: number[] }> = {};
+    for (const n of WORKERS_COUNTS) {
+      const speedups = roundRps(n).map((x, r) => x / (roundRps(first)[r] as number));
+      result[n] = {
+        rps: round(median(roundRps(n))),
+        speedup: round(median(speedups), 2),
+        speedups: speedups.map((x) => round(x, 2)),
+      };
+      process.stdout.write(
+        `${build.name} ${n}: ${result[n].rps} claims/s, ${result[n].speedup}× ${first} (rounds ${result[n].speedups.join(', ')})\n`,
+      );
+    }
+    out[build.name] = result;
+  }
+  if (builds.length === 2) {
+    const versus: Record<number, number[]> = {};
+    for (const n of WORKERS_COUNTS) {
+      const mine = roundsOf('this', n).map((runs) => median(runs));
+      const base = roundsOf('baseline', n).map((runs) => median(runs));
+      versus[n] = mine.map((x, r) => round(x / (base[r] as number), 3));
+      process.stdout.write(
+        `this / baseline, ${n} workers: ${round(median(versus[n]), 3)} (rounds ${versus[n].join(', ')})\n`,
+      );
+    }
+    out.versusBaseline = versus;
+  }
+  process.stdout.write(`target: 4 workers ≥ ${WORKERS_TARGET}× one\n`);
+  return out;
 }

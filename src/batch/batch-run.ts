@@ -33,6 +33,7 @@ import {
   tokenProviderFailure,
 } from './send-claim.js';
 import type { ValidClaim } from './validate-claims.js';
+import { Walk } from './walk.js';
 
 /**
  * The longest pause a `Retry-After` can impose on a batch: 10 minutes. A batch runs unattended
@@ -65,6 +66,13 @@ const FIRST_ATTEMPT: CallState = {
 };
 /** How often a shared store's refusal to `claim` a key is decided on again before it counts as taken elsewhere. */
 const CLAIM_ROUNDS = 3;
+/**
+ * A run that met another one reads a shared journal again only once it has taken this share of
+ * its claims since it last read it (and at least 16 claims per unit of concurrency): a read
+ * costs every record of the journal, a refused claim one statement, so a batch of any size
+ * reads its journal again at most 32 times per run.
+ */
+const REREAD_SHARE = 32;
 
 /** What a run is given. */
 export interface RunOptions {
@@ -92,8 +100,14 @@ export class BatchRun {
   #finished = false;
   readonly #gate = new RateGate();
   readonly #queue: Queued[] = [];
-  /** The next claim of `#queue` to take (an index: `shift()` on 10,000 claims copies them). */
-  #next = 0;
+  /** The order `#queue` is taken in: see {@link Walk} and `#metAnotherRun`. */
+  #walk = new Walk(0);
+  /** Each queued key's position in `#queue`, for the records read again (made at the first read). */
+  #positions: Map<string, number> | undefined;
+  /** Claims taken since the journal was last read (a shared store): see {@link REREAD_SHARE}. */
+  #takenSinceRead = 0;
+  /** The journal being read again, if it is. */
+  #reading: Promise<void> | undefined;
   readonly #progress: BatchProgress;
   /** An error that is not a stop of the batch's own (an `onProgress` that threw): thrown at the end. */
   #failure: { error: unknown } | undefined;
@@ -176,17 +190,19 @@ export class BatchRun {
         if (decision.send) this.#queue.push({ claim, hash });
         else this.#settleSafely(claim, decision.result);
       }
+      this.#walk = new Walk(this.#queue.length);
       const workers = Array.from({ length: Math.min(this.options.concurrency, this.#queue.length) }, () =>
         this.#work(),
       );
       await Promise.all(workers);
+      await this.#reading;
       if (this.#recording > 0) await new Promise<void>((resolve) => (this.#allRecorded = resolve));
       const [note, error] = this.#stopped
         ? (['stopped', `not sent: the batch stopped (${this.#stopped.reason})`] as const)
         : (['aborted', 'not sent: the batch was stopped'] as const);
       // Safely: an `onProgress` that throws here still leaves every claim its result.
-      for (const { claim } of this.#queue.splice(this.#next))
-        this.#settleSafely(claim, { state: 'not_sent', note, error });
+      for (const at of this.#walk.rest())
+        this.#settleSafely((this.#queue[at] as Queued).claim, { state: 'not_sent', note, error });
       if (this.#failure) this.results.fail(this.#failure.error);
       else if (this.#stopped) {
         const { reason, message, cause } = this.#stopped;
@@ -222,11 +238,11 @@ export class BatchRun {
 
   async #work(): Promise<void> {
     while (!this.#stop.signal.aborted) {
-      const next = this.#queue[this.#next];
-      if (!next) return;
-      this.#next++;
+      const at = this.#walk.next();
+      if (at === undefined) return;
+      this.#takenSinceRead++;
       try {
-        await this.#file(next);
+        await this.#file(this.#queue[at] as Queued);
       } catch (error) {
         // Only what is not the journal's nor the network's gets here (an `onProgress` that threw).
         this.#failure ??= { error };
@@ -428,6 +444,7 @@ export class BatchRun {
         return false;
       }
       if (answer.taken) return true;
+      this.#metAnotherRun();
       const decision = decide(answer.latest, hash);
       if (!decision.send) {
         this.#settle(claim, decision.result);
@@ -441,6 +458,53 @@ export class BatchRun {
         });
         return false;
       }
+    }
+  }
+
+  /**
+   * A shared store refused a claim: another run is filing this batch now. Walking on right
+   * behind it, this run would ask for each key that run has just taken or settled, each a
+   * refused write that waits on the other run's commit, in lock-step with it. So this run goes
+   * on from a random point of the input (runs meeting again part again), and, once it has taken
+   * its share ({@link REREAD_SHARE}) since it last read the journal, reads the journal again
+   * and settles at once every key not taken yet that other runs settled or are sending, as at
+   * the start of a run (`decide`). Only the order changes: each key is still asked for, or
+   * reported, exactly once, and the store's conditional write alone decides who sends it. A run
+   * alone on its journal meets no other and keeps to the input's order.
+   */
+  #metAnotherRun(): void {
+    if (!this.journal.store.shared) return;
+    this.#walk.jumpTo(Math.floor(Math.random() * this.#walk.length));
+    const every = Math.max(16 * this.options.concurrency, Math.ceil(this.#walk.length / REREAD_SHARE));
+    if (this.#reading || this.#takenSinceRead < every) return;
+    this.#takenSinceRead = 0;
+    this.#reading = this.#readAgain().finally(() => {
+      this.#reading = undefined;
+    });
+  }
+
+  /** Reads the shared journal again: see `#metAnotherRun`. */
+  async #readAgain(): Promise<void> {
+    this.#positions ??= new Map(this.#queue.map(({ claim }, at) => [claim.key, at]));
+    const positions = this.#positions;
+    try {
+      await this.guard(
+        this.journal.reread((record) => {
+          const at = positions.get(record.key);
+          // Not queued (settled at the start), or already taken: what this run knows stands.
+          // Stryker disable next-line BooleanLiteral: taking such a record on changes nothing this run reads again (it never asks the store for that key again)
+          if (at === undefined || this.#walk.visited(at)) return false;
+          const { claim, hash } = this.#queue[at] as Queued;
+          const decision = decide(record, hash);
+          if (!decision.send) {
+            this.#walk.visit(at);
+            this.#settleSafely(claim, decision.result);
+          }
+          return true;
+        }),
+      );
+    } catch {
+      // Nothing depends on it: the keys it did not settle are asked for one by one.
     }
   }
 

@@ -85,6 +85,21 @@ export class Journal {
     return [...this.#latest.values()].filter(needsReview);
   }
 
+  /**
+   * Reads a shared store's records again (what other runs sharing it wrote since it was
+   * opened), checked as at the open. Each record is offered to `take`, and becomes its key's
+   * latest record here when `take` answers true (the runner takes on only keys it has not
+   * asked the store for yet: a key it holds keeps what its own writes said).
+   * @internal
+   */
+  async reread(take: (record: JournalRecord) => boolean): Promise<void> {
+    for await (const record of this.store.load()) {
+      // No index: a record that does not fit fails the read, which the runner does without.
+      const checked = checkLoaded(record, this.store.shared, 0);
+      if (take(checked)) this.#latest.set(checked.key, checked);
+    }
+  }
+
   /** Writes a record durably; it becomes its key's state once this resolves. */
   write(record: JournalRecord): Promise<void> {
     const refused = this.#refusal();

@@ -54,6 +54,10 @@ export interface JournalStore {
    * Every record written so far, oldest first, or only the latest record of each key (a
    * key's latest record is its state). Records come back with the fields and types they
    * were written with: a key written as `"7001"` is loaded as the string `"7001"`.
+   *
+   * A shared store's `load()` is also called while the journal is open and in use: a run that
+   * met another one filing the same batch reads the journal again (at most 32 times a run) to
+   * learn which keys the others settled meanwhile, and must get their records as they are now.
    */
   load(): AsyncIterable<JournalRecord>;
   /**

@@ -214,6 +214,7 @@ describe('the contract suite fails a store that breaks the contract', () => {
       { leaseMs: 100 },
     );
     expect(names(forever)).toEqual([
+      "shared: load() again while open gives the records as they are now, other runs' included",
       "shared: a live run's sending record loads heldElsewhere; a dead run's, after its lease, does not",
     ]);
   });

@@ -80,7 +80,12 @@ export class MemorySharedStore implements JournalStore {
   }
 
   #view(row: Row, now: number): JournalRecord {
-    const live = row.record.state === 'sending' && row.holder !== undefined && row.leaseUntil > now;
+    // Another run's: this run's own `sending` records are not held elsewhere.
+    const live =
+      row.record.state === 'sending' &&
+      row.holder !== undefined &&
+      row.holder !== this.#id &&
+      row.leaseUntil > now;
     return live ? { ...row.record, heldElsewhere: true } : { ...row.record };
   }
 

@@ -576,7 +576,10 @@ export class PostgresJournalStore implements JournalStore {
       if (row.live && row.worker !== this.worker) record.heldElsewhere = true;
     }
     if (record !== null && typeof record === 'object') this.#versions.set(record, row.version);
-    this.#known.set(row.key, row.version);
+    // Only forward: a row read again while this run writes the key (a runner reading the
+    // journal again mid-batch) may be older than the version its own write just made.
+    const known = this.#known.get(row.key);
+    if (known === undefined || Number(row.version) > Number(known)) this.#known.set(row.key, row.version);
     return record;
   }
 

@@ -255,6 +255,43 @@ export function journalStoreContract(makeStore: MakeStore, options: JournalStore
       }
     });
 
+    test("shared: load() again while open gives the records as they are now, other runs' included", async () => {
+      const name = journalName();
+      const a = await makeStore(name);
+      if (!a.shared) return;
+      const b = await makeStore(name);
+      await a.open();
+      await b.open();
+      try {
+        for await (const _ of a.load()) assert.fail('a new journal loads no record');
+        assert.deepEqual(await a.claim(record('A', 'sending'), undefined), { taken: true });
+        assert.deepEqual(await b.claim(record('B', 'sending'), undefined), { taken: true });
+        await b.append(record('B', 'filed', { incidentId: 'INC-B' }));
+        assert.deepEqual(await b.claim(record('C', 'sending'), undefined), { taken: true });
+        const latest = new Map<string, JournalRecord>();
+        for await (const r of a.load()) latest.set(r.key, r);
+        assert.deepEqual([...latest.keys()].sort(), ['A', 'B', 'C']);
+        assert.deepEqual(
+          fieldsOf(latest.get('B') as JournalRecord),
+          fieldsOf(record('B', 'filed', { incidentId: 'INC-B' })),
+        );
+        assert.equal(
+          latest.get('C')?.heldElsewhere,
+          true,
+          "another live run's sending record: heldElsewhere",
+        );
+        assert.notEqual(latest.get('A')?.heldElsewhere, true, "this run's own is not held elsewhere");
+        // Read again, its own key still takes its next record.
+        await a.append(record('A', 'filed', { incidentId: 'INC-A' }));
+        const again = await b.claim(record('A', 'sending'), undefined);
+        assert.equal(again.taken, false);
+        assert.equal((again as { latest: JournalRecord }).latest.state, 'filed');
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
     test('a shared back-off (pauseAll), when the store has one: every run using the journal sees it by its next write', async () => {
       const name = journalName();
       const a = await makeStore(name);
