@@ -67,6 +67,7 @@ export function fetchWire(fetchFn: FetchLike, runtime: FetchWireRuntime = {}): W
         undefined,
       );
     } catch (error) {
+      // Stryker disable next-line StringLiteral: failureOf tells only 'body' apart; any other phase is the head's
       throw failureOf(attempt, WORDING, error, 'head');
     }
   };
@@ -105,6 +106,7 @@ class FetchAttempt implements AttemptState {
   constructor(private readonly req: WireRequest) {
     this.abortSignal = this.#controller.signal;
     this.#clock = new AttemptClock(req.signal, req.timeoutMs, (why) =>
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: fetch's own abort reason is never read: an aborted call's failure is stopped(signal.reason) (failureOf checks the signal first), and a timeout aborts with none
       this.#controller.abort(why === 'abort' ? req.signal.reason : undefined),
     );
     this.#clock.arm('progress');
@@ -147,6 +149,7 @@ class FetchAttempt implements AttemptState {
     this.#clock.done();
   }
 
+  // Stryker disable next-line BlockStatement: attempt.ts reads it as a condition; undefined is as false
   neverWritten(): boolean {
     // A user's fetch chooses its connections out of our sight.
     return false;

@@ -110,9 +110,46 @@ describe('a Node stream body on a fetch wire that cannot turn it into a web stre
       signal,
       timeoutMs: 1_000,
     }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: 'refused', name: 'ClaimsError' });
+    // Refused before anything left: a POST may be sent again.
+    expect(error).toMatchObject({ kind: 'refused', name: 'ClaimsError', sent: 'not_connected' });
     expect((error as Error).message).toBe('A Node stream body cannot be sent by this build of the SDK');
     expect(fetch).not.toHaveBeenCalled();
+  });
+});
+
+describe('a web stream body on a fetch wire that also takes Node streams', () => {
+  it('is sent as the web stream it is, not through nodeBodyToWeb; every chunk reaches fetch', async () => {
+    const nodeBodyToWeb = vi.fn(() => {
+      throw new Error('a web stream is not a Node stream');
+    });
+    const received: string[] = [];
+    const wire = fetchWire(
+      async (_url, init) => {
+        received.push(await new Response(init.body as ReadableStream).text());
+        return new Response(null, { status: 204 });
+      },
+      { nodeBodyToWeb },
+    );
+    const web = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('part one, '));
+        controller.enqueue(new TextEncoder().encode('part two'));
+        controller.close();
+      },
+    });
+    const answer = await wire({
+      url: 'http://127.0.0.1:9/attachments',
+      origin: 'http://127.0.0.1:9',
+      path: '/attachments',
+      method: 'POST',
+      headers: {},
+      body: { web, destroy: () => undefined },
+      signal: new AbortController().signal,
+      timeoutMs: 1_000,
+    });
+    expect(answer.status).toBe(204);
+    expect(received).toEqual(['part one, part two']);
+    expect(nodeBodyToWeb).not.toHaveBeenCalled();
   });
 });
 
