@@ -108,6 +108,7 @@ export async function readSuccess<T>(
  */
 function mayHoldToken(text: string, token: string): boolean {
   if (token.length < MIN_ECHOED_TOKEN) return false;
+  // Stryker disable next-line ConditionalExpression,StringLiteral: a shortcut only: `redactor.finds` (after it) says the same of any text it lets through
   return text.includes(token) || text.includes('%') || text.includes('\\');
 }
 

@@ -67,6 +67,7 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
       attempt.body = res.body;
       return new WireAnswer(res.statusCode, res.headers, attempt, attempt, WORDING, decodeNodeBody);
     } catch (error) {
+      // Stryker disable next-line StringLiteral: failureOf tells only 'body' apart; any other phase is the head's
       const failure = failureOf(attempt, WORDING, error, 'head');
       // Its other connections, as old, are likely dead too: the repeat gets a fresh dispatcher.
       // (A dead connection is proven by the write watch, on our own dispatcher only.)

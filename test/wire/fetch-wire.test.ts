@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClaimsClient, ClaimsTimeoutError } from '../../src/index.js';
+import { WireFailure } from '../../src/wire/failure.js';
 import { fetchWire } from '../../src/wire/fetch-wire.js';
 import { event } from '../helpers/fixtures.js';
 
@@ -110,9 +111,46 @@ describe('a Node stream body on a fetch wire that cannot turn it into a web stre
       signal,
       timeoutMs: 1_000,
     }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: 'refused', name: 'ClaimsError' });
+    // Refused before anything left: a POST may be sent again.
+    expect(error).toMatchObject({ kind: 'refused', name: 'ClaimsError', sent: 'not_connected' });
     expect((error as Error).message).toBe('A Node stream body cannot be sent by this build of the SDK');
     expect(fetch).not.toHaveBeenCalled();
+  });
+});
+
+describe('a web stream body on a fetch wire that also takes Node streams', () => {
+  it('is sent as the web stream it is, not through nodeBodyToWeb; every chunk reaches fetch', async () => {
+    const nodeBodyToWeb = vi.fn(() => {
+      throw new Error('a web stream is not a Node stream');
+    });
+    const received: string[] = [];
+    const wire = fetchWire(
+      async (_url, init) => {
+        received.push(await new Response(init.body as ReadableStream).text());
+        return new Response(null, { status: 204 });
+      },
+      { nodeBodyToWeb },
+    );
+    const web = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('part one, '));
+        controller.enqueue(new TextEncoder().encode('part two'));
+        controller.close();
+      },
+    });
+    const answer = await wire({
+      url: 'http://127.0.0.1:9/attachments',
+      origin: 'http://127.0.0.1:9',
+      path: '/attachments',
+      method: 'POST',
+      headers: {},
+      body: { web, destroy: () => undefined },
+      signal: new AbortController().signal,
+      timeoutMs: 1_000,
+    });
+    expect(answer.status).toBe(204);
+    expect(received).toEqual(['part one, part two']);
+    expect(nodeBodyToWeb).not.toHaveBeenCalled();
   });
 });
 
@@ -246,5 +284,77 @@ describe('the progress timer restarts when the answer’s head arrives', () => {
       fetch: globalThis.fetch,
     });
     await expect(client.subscriptions.list(1)).resolves.toEqual([]);
+  });
+});
+
+describe('the fetch wire called directly', () => {
+  const request = (body: ReadableStream<Uint8Array> | undefined, timeoutMs = 1_000) =>
+    ({
+      url: 'http://127.0.0.1:9/attachments',
+      origin: 'http://127.0.0.1:9',
+      path: '/attachments',
+      method: 'POST',
+      headers: {},
+      body: body === undefined ? undefined : { web: body, destroy: () => undefined },
+      signal: new AbortController().signal,
+      timeoutMs,
+    }) as const;
+
+  const streamOf = (chunks: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+        controller.close();
+      },
+    });
+
+  it('an upload that keeps moving (a chunk every 0.2 s) outlasts a timeoutMs of 0.5 s: each chunk is progress', async () => {
+    vi.useFakeTimers();
+    try {
+      const wire = fetchWire(async (_url, init) => {
+        // A fetch reading the upload as a slow network takes it, failing once its signal aborts.
+        const reader = (init.body as ReadableStream<Uint8Array>).getReader();
+        let text = '';
+        for (;;) {
+          vi.advanceTimersByTime(200);
+          if (init.signal?.aborted) throw new DOMException('aborted', 'AbortError');
+          const { done, value } = await reader.read();
+          if (done) break;
+          text += new TextDecoder().decode(value);
+        }
+        return new Response(text);
+      });
+      const answer = await wire(request(streamOf(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']), 500));
+      await expect(answer.text(100)).resolves.toEqual({ text: 'abcdefgh', truncated: false });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a fetch rejecting with undefined still fails as a WireFailure, maybe sent', async () => {
+    const wire = fetchWire(() => Promise.reject(undefined));
+    const failure = await wire(request(undefined)).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(WireFailure);
+    expect(failure).toMatchObject({
+      kind: 'connection',
+      sent: 'maybe',
+      message: 'Connection failed: undefined',
+    });
+  });
+
+  it('an answer past the cap: the rest is never read, its stream cancelled', async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new TextEncoder().encode('0123456789'));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const wire = fetchWire(async () => new Response(body));
+    const answer = await wire(request(undefined));
+    await expect(answer.text(4)).resolves.toEqual({ text: '0123', truncated: true });
+    expect(cancelled).toBe(true);
   });
 });

@@ -4,7 +4,12 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { type ClientRequest, Agent as HttpAgent, type ServerResponse } from 'node:http';
+import {
+  type ClientRequest,
+  createServer as createHttpServer,
+  Agent as HttpAgent,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, createServer as createNetServer, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -287,6 +292,19 @@ describe.each(WIRES.filter((w) => w.name !== 'fetch wire'))('$name', ({ options:
     expect(JSON.stringify((error as Error).cause)).not.toContain('ENOTFOUND');
     expect((error as Error).message).not.toMatch(/ENOTFOUND|EAI_AGAIN/);
     await client.close();
+  });
+
+  it('an IPv6 baseUrl ([::1]) reaches a server listening on ::1 only', async () => {
+    const server = createHttpServer((_req, res) => created(res));
+    await new Promise<void>((resolve) => server.listen(0, '::1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = makeClient(`http://[::1]:${port}`, { ...wire, maxRetries: 0 });
+    try {
+      await expect(client.incidents.create(incident)).resolves.toEqual({ incidentId: 'I-1' });
+    } finally {
+      await client.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('a header the server sent twice is one value, joined with ", "', async () => {

@@ -1,6 +1,9 @@
-import { MockAgent } from 'undici';
+import { Readable } from 'node:stream';
+import { type Dispatcher, MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { ClaimsClient, NotFoundError } from '../../src/index.js';
+import { WireFailure } from '../../src/wire/failure.js';
+import { undiciWire } from '../../src/wire/undici-wire.js';
 import { incident } from '../helpers/fixtures.js';
 
 describe('the default undici wire', () => {
@@ -45,5 +48,80 @@ describe('the default undici wire', () => {
     ).rejects.toBeInstanceOf(NotFoundError);
     agent.assertNoPendingInterceptors();
     await agent.close();
+  });
+});
+
+/**
+ * The undici wire over a dispatcher of the user's, here a stand-in whose `request` answers or
+ * fails as each test says: how undici's own errors are judged, and what happens to a body the
+ * SDK does not read.
+ */
+describe('the undici wire on a dispatcher of the user’s', () => {
+  function wireAnswering(request: () => Promise<unknown>) {
+    const wire = undiciWire({ request } as unknown as Dispatcher);
+    return wire({
+      url: 'https://claims.example.com/api/v2/incidents',
+      origin: 'https://claims.example.com',
+      path: '/api/v2/incidents',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+      signal: new AbortController().signal,
+      timeoutMs: 1_500,
+    });
+  }
+
+  function undiciError(code: string): Error {
+    return Object.assign(new Error(`undici says ${code}`), { code });
+  }
+
+  it.each(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])(
+    '%s is a timeout without progress, the request maybe sent',
+    async (code) => {
+      const cause = undiciError(code);
+      const failure = await wireAnswering(() => Promise.reject(cause)).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(WireFailure);
+      expect(failure).toMatchObject({
+        kind: 'timeout',
+        sent: 'maybe',
+        message: `Request timed out: no progress for 1500 ms (${code})`,
+        cause,
+      });
+    },
+  );
+
+  it("UND_ERR_CONNECT_TIMEOUT is the dispatcher's connect timeout: nothing was sent", async () => {
+    const cause = undiciError('UND_ERR_CONNECT_TIMEOUT');
+    const failure = await wireAnswering(() => Promise.reject(cause)).catch((e: unknown) => e);
+    expect(failure).toMatchObject({
+      kind: 'timeout',
+      sent: 'not_connected',
+      message: "Connection timed out: the dispatcher's connect timeout passed (UND_ERR_CONNECT_TIMEOUT)",
+      cause,
+    });
+  });
+
+  it('a dispatcher rejecting with undefined still fails as a WireFailure', async () => {
+    const failure = await wireAnswering(() => Promise.reject(undefined)).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(WireFailure);
+    expect(failure).toMatchObject({ kind: 'connection', message: 'Connection failed: undefined' });
+  });
+
+  it('a 204 that announces a body: read as empty, the body destroyed unread', async () => {
+    const body = Readable.from([Buffer.from('hello')]);
+    const answer = await wireAnswering(async () => ({
+      statusCode: 204,
+      headers: { 'content-length': '5' },
+      body,
+    }));
+    await expect(answer.text(100)).resolves.toEqual({ text: '', truncated: false });
+    expect(body.destroyed).toBe(true);
+  });
+
+  it('a body past the cap: the rest never read, the body destroyed', async () => {
+    const body = Readable.from([Buffer.from('0123456789'), Buffer.from('abcdef')]);
+    const answer = await wireAnswering(async () => ({ statusCode: 200, headers: {}, body }));
+    await expect(answer.text(4)).resolves.toEqual({ text: '0123', truncated: true });
+    expect(body.destroyed).toBe(true);
   });
 });
