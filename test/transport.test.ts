@@ -1212,18 +1212,7 @@ function transport(
   watchBody: (body: Readable) => Readable = (body) => body,
   accessToken: string | AccessTokenProvider = 'tok',
 ): Transport {
-  return new Transport({
-    baseUrl: 'http://127.0.0.1:9',
-    accessToken,
-    timeoutMs: 1_000,
-    deadlineMs: 5_000,
-    maxRetries: 0,
-    headers: {},
-    userAgent: 'test',
-    maxResponseBytes: 1_000,
-    wire,
-    watchBody: (body) => watchBody(body as Readable),
-  });
+  return played(wire, { accessToken, watchBody: (body) => watchBody(body as Readable) });
 }
 
 describe('an upload stopped around the opening of its source', () => {
@@ -1496,6 +1485,25 @@ describe('the transport alone: what each attempt sends, and what a stopped call 
     expect(pauses).toHaveLength(1);
   });
 
+  it('a token provider: a resend on a fresh connection asks as before; a 401 asks anew, on a kept connection', async () => {
+    let asked = 0;
+    const provider = vi.fn<AccessTokenProvider>(() => `tok_fn${++asked}`);
+    const wire = vi
+      .fn<Wire>()
+      .mockRejectedValueOnce(deadConnection())
+      .mockResolvedValueOnce(answered(401, ''))
+      .mockResolvedValueOnce(answered(200, '[]'));
+    await expect(
+      played(wire, { accessToken: provider }).request({ method: 'GET', path: '/x' }),
+    ).resolves.toEqual([]);
+    expect(provider.mock.calls).toEqual([
+      [{ forceRefresh: false }],
+      [{ forceRefresh: false }],
+      [{ forceRefresh: true, refusedToken: 'tok_fn2' }],
+    ]);
+    expect(wire.mock.calls.map(([request]) => request.freshConnection)).toEqual([false, true, false]);
+  });
+
   it('a retry after a 503 asks the token provider as the first attempt did, with no refused token', async () => {
     capturePauses();
     const provider = vi.fn<AccessTokenProvider>(() => 'tok_fn');
@@ -1638,7 +1646,8 @@ describe('the transport alone: what each attempt sends, and what a stopped call 
         text: () => untilStopped(request) as never,
       };
     };
-    const error = await played(wire, { maxRetries: 2 })
+    // No retry left: the outcome is this attempt's alone.
+    const error = await played(wire)
       .request({ method: 'GET', path: '/x' }, { signal: controller.signal })
       .catch((e: unknown) => e);
     expect((error as Error).name).toBe('AbortError');
@@ -1723,7 +1732,15 @@ describe('the transport alone: what each attempt sends, and what a stopped call 
   });
 
   it("the provider's timeout ends with its answer: a slower request after it is the wire's to time, not the provider's", async () => {
-    const wire: Wire = () => new Promise((resolve) => setTimeout(() => resolve(answered(200, '[]')), 200));
+    // A wire that answers after 200 ms, unless the call stops first.
+    const wire: Wire = (request) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(answered(200, '[]')), 200);
+        request.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(new WireFailure('stopped', 'stopped', 'maybe'));
+        });
+      });
     await expect(
       played(wire, { accessToken: async () => 'tok_fn' }).request(
         { method: 'GET', path: '/x' },
