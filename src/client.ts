@@ -260,6 +260,7 @@ function checkOptions(options: ClaimsClientOptions, platform: Platform): string 
   try {
     // Without options, the TypeError is caught below, as an invalid URL is. A string only:
     // new URL() takes anything whose string is a URL (an array of one).
+    // Stryker disable next-line StringLiteral: any string that is no URL throws here, as '' does
     const url = new URL(typeof options.baseUrl === 'string' ? options.baseUrl : '');
     const http = url.protocol === 'http:' || url.protocol === 'https:';
     // Paths are appended to it: a query or fragment in the base has nowhere to go.
