@@ -7,10 +7,13 @@
  * (the servers on CPU 1, when `taskset` exists) loading `dist/` of its side; rounds alternate
  * A B / B A, so load from elsewhere on the machine hits both alike. Reported: the medians of
  * each side and the median of the per-round ratios, written so that >= 1 means B is no worse
- * (throughput B/A; times and memory A/B).
+ * (throughput B/A; times and memory A/B). Then both sides in one process, slices alternating
+ * (`AB_SAME_PROCESS_SLICES`, default 12): the per-call rows again, without what differs between
+ * two fresh processes, which on this box moved a 5-round c=1 median from 0.87 to 1.29 between
+ * two runs an hour apart.
  *
  *   npx tsx bench/ab.ts                          # A = main, 9 rounds
- *   AB_BASE=7cdc5b4 AB_ROUNDS=15 AB_SECONDS=2 AB_UPLOAD_MB=256 npx tsx bench/ab.ts
+ *   AB_BASE=7cdc5b4 AB_ROUNDS=15 AB_SECONDS=2 AB_UPLOAD_MB=256 AB_SAME_PROCESS_SLICES=12 npx tsx bench/ab.ts
  *
  * A is checked out into .bench-tmp/ab/base (a detached git worktree, reusing this checkout's
  * node_modules) and built there; B is built here when stale. Writes `.bench-tmp/ab.json`.
@@ -38,6 +41,7 @@ const ROUNDS = Number(process.env.AB_ROUNDS ?? 9);
 const SECONDS = Number(process.env.AB_SECONDS ?? 2);
 const UPLOAD_MB = Number(process.env.AB_UPLOAD_MB ?? 256);
 const FIRST_CALLS_PER_ROUND = 3;
+const SAME_PROCESS_SLICES = Number(process.env.AB_SAME_PROCESS_SLICES ?? 12);
 const WORK = join(ROOT, '.bench-tmp', 'ab');
 const OUT_FILE = join(ROOT, '.bench-tmp', 'ab.json');
 
@@ -114,6 +118,36 @@ const cpu = process.cpuUsage();
 for (let i = 0; i < 20000; i++) await client.incidents.create(incident);
 const used = process.cpuUsage(cpu);
 process.stdout.write(JSON.stringify({ cpuUndiciUs: (used.user + used.system) / 20000 }));`,
+  // Both sides in ONE process, slices alternating A B / B A: what differs between two fresh
+  // processes (code layout, when the JIT kicks in, a neighbour's burst) hits both alike, so the
+  // per-call cost reads steadier than from separate children. Per slice: c=1 and c=32 over HTTP,
+  // and the fetch answering at once.
+  'same-process.mjs': `const sides = { A: await import(process.env.CLAIMS_AB_DIST_A), B: await import(process.env.CLAIMS_AB_DIST_B) };
+const incident = ${JSON.stringify(INCIDENT)};
+const body = JSON.stringify({ incidentId: 'INC-000123', status: 'Open' });
+const headers = { 'content-type': 'application/json', 'x-request-id': 'r1', 'content-length': String(body.length) };
+const make = (m, fetch) => new m.ClaimsClient({ baseUrl: fetch ? 'http://127.0.0.1:9' : process.env.CLAIMS_AB_URL, accessToken: 'tok_bench_0123456789abcdef', ...(fetch ? { fetch } : {}) });
+const http = { A: make(sides.A), B: make(sides.B) };
+const atOnce = { A: make(sides.A, async () => new Response(body, { status: 201, headers })), B: make(sides.B, async () => new Response(body, { status: 201, headers })) };
+async function slice(client, c, ms) {
+  const end = performance.now() + ms; let calls = 0; const cpu = process.cpuUsage(); const t = performance.now();
+  await Promise.all(Array.from({ length: c }, async () => { while (performance.now() < end) { await client.incidents.create(incident); calls++; } }));
+  const used = process.cpuUsage(cpu);
+  return { rps: calls / (performance.now() - t) * 1000, cpuUs: (used.user + used.system) / calls };
+}
+for (const k of ['A', 'B']) { await slice(http[k], 32, 1000); await slice(http[k], 1, 500); await slice(atOnce[k], 1, 500); }
+const ms = Number(process.env.CLAIMS_AB_SECONDS) * 500;
+const out = { A: [], B: [] };
+for (let r = 0; r < Number(process.env.CLAIMS_AB_SLICES); r++) {
+  for (const k of r % 2 ? ['A', 'B'] : ['B', 'A']) {
+    const one = await slice(http[k], 1, ms);
+    const many = await slice(http[k], 32, ms);
+    const fetchOnly = await slice(atOnce[k], 1, ms);
+    out[k].push({ rps1: one.rps, cpu1: one.cpuUs, rps32: many.rps, cpu32: many.cpuUs, cpuFetchUs: fetchOnly.cpuUs });
+  }
+}
+process.stdout.write(JSON.stringify(out));
+process.exit(0);`,
   'upload.mjs': `const { ClaimsClient } = await import(process.env.CLAIMS_AB_DIST);
 const client = new ClaimsClient({ baseUrl: process.env.CLAIMS_AB_URL, accessToken: 'tok_bench_0123456789abcdef' });
 // A small upload first: the code an upload loads (undici, loaded on first use since #25) is
@@ -193,6 +227,7 @@ async function main(): Promise<void> {
     }
   };
   const ratios: Record<string, number[]> = {};
+  let sameProcess: Record<'A' | 'B', Record<string, number>[]> = { A: [], B: [] };
   try {
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const);
@@ -240,12 +275,26 @@ async function main(): Promise<void> {
       ratio('upload peak RSS growth (A/B)', (A.peakRssGrowthMiB as number) / (B.peakRssGrowthMiB as number));
       process.stdout.write(`ab: round ${r + 1}/${ROUNDS} done\n`);
     }
+    sameProcess = (await runChild('same-process.mjs', {
+      CLAIMS_AB_DIST_A: sides.A,
+      CLAIMS_AB_DIST_B: sides.B,
+      CLAIMS_AB_URL: server.url,
+      CLAIMS_AB_SECONDS: String(SECONDS),
+      CLAIMS_AB_SLICES: String(SAME_PROCESS_SLICES),
+    })) as unknown as Record<'A' | 'B', Record<string, number>[]>;
   } finally {
     await stop(server.child);
     await rm(file, { force: true });
   }
   const medians = (side: 'A' | 'B') =>
     Object.fromEntries(Object.entries(samples[side]).map(([key, values]) => [key, round(median(values), 2)]));
+  const sameProcessRatio = (key: string, bOverA: boolean) => {
+    const values = sameProcess.A.map((a, i) => {
+      const b = sameProcess.B[i] as Record<string, number>;
+      return bOverA ? (b[key] as number) / (a[key] as number) : (a[key] as number) / (b[key] as number);
+    });
+    return { median: round(median(values), 3), rounds: values.map((v) => round(v, 3)) };
+  };
   const result = {
     bench: 'ab',
     machine: machine(),
@@ -261,6 +310,14 @@ async function main(): Promise<void> {
         { median: round(median(values), 3), rounds: values.map((v) => round(v, 3)) },
       ]),
     ),
+    sameProcess: {
+      slices: SAME_PROCESS_SLICES,
+      'throughput c=1 (B/A)': sameProcessRatio('rps1', true),
+      'throughput c=32 (B/A)': sameProcessRatio('rps32', true),
+      'CPU per call c=1 (A/B)': sameProcessRatio('cpu1', false),
+      'CPU per call c=32 (A/B)': sameProcessRatio('cpu32', false),
+      'SDK CPU per call, fetch answering at once (A/B)': sameProcessRatio('cpuFetchUs', false),
+    },
   };
   await writeFile(OUT_FILE, `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`\nA = ${BASE}, B = this checkout (${result.pinned}; ${ROUNDS} rounds)\n`);
@@ -268,6 +325,11 @@ async function main(): Promise<void> {
     process.stdout.write(`  ${side} medians: ${JSON.stringify(result.medians[side])}\n`);
   for (const [key, { median: value, rounds }] of Object.entries(result.ratios)) {
     process.stdout.write(`  ${key}: median ${value} (rounds ${rounds.join(', ')})\n`);
+  }
+  process.stdout.write(`Both sides in one process, ${SAME_PROCESS_SLICES} alternating slices of each:\n`);
+  for (const [key, entry] of Object.entries(result.sameProcess)) {
+    if (typeof entry === 'number') continue;
+    process.stdout.write(`  ${key}: median ${entry.median} (slices ${entry.rounds.join(', ')})\n`);
   }
 }
 
