@@ -67,6 +67,30 @@ describe('attachments.upload onProgress', () => {
   });
 });
 
+describe('attachments.upload onProgress with sizes known and unknown', () => {
+  it('gives no total while any part is a stream, though the others have sizes', async () => {
+    server.handle((_req, res) => json(res, 201, answerFor(2)));
+    const events: UploadProgress[] = [];
+    const client = new ClaimsClient({ baseUrl: server.url, accessToken: 'tok' });
+    await client.attachments.upload(
+      [
+        { data: Buffer.alloc(1000, 1), filename: 'photo.jpg' },
+        { data: Readable.from([Buffer.alloc(500, 2)]), filename: 'log.txt' },
+      ],
+      { onProgress: (p) => events.push(p) },
+    );
+    expect(events.at(0)).toMatchObject({ filename: 'photo.jpg', fileTotal: 1000, total: undefined });
+    expect(events.at(-1)).toEqual({
+      filename: 'log.txt',
+      index: 1,
+      fileBytes: 500,
+      fileTotal: undefined,
+      bytes: 1500,
+      total: undefined,
+    });
+  });
+});
+
 describe('attachments.upload onProgress on the edge build (web streams)', () => {
   it('reports the same counts as the Node build', async () => {
     const { ClaimsClient: EdgeClient } = await import('../../src/edge.js');
