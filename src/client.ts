@@ -258,8 +258,10 @@ function checkOptions(options: ClaimsClientOptions, platform: Platform): string 
   const issues: ValidationIssue[] = [];
   let baseUrl = '';
   try {
-    // Without options, the TypeError is caught below, as an invalid URL is.
-    const url = new URL(options.baseUrl);
+    // Without options, the TypeError is caught below, as an invalid URL is. A string only:
+    // new URL() takes anything whose string is a URL (an array of one).
+    // Stryker disable next-line StringLiteral: any string that is no URL throws here, as '' does
+    const url = new URL(typeof options.baseUrl === 'string' ? options.baseUrl : '');
     const http = url.protocol === 'http:' || url.protocol === 'https:';
     // Paths are appended to it: a query or fragment in the base has nowhere to go.
     if (http && !url.search && !url.hash) baseUrl = url.href.replace(/\/+$/, '');
@@ -272,7 +274,6 @@ function checkOptions(options: ClaimsClientOptions, platform: Platform): string 
       message: `must be an absolute http(s) URL without query or fragment, e.g. https://claims.example.com/api; got ${given(options?.baseUrl)}`,
     });
   } else if (hasUserinfo(baseUrl)) {
-    baseUrl = '';
     issues.push({
       path: 'baseUrl',
       message:

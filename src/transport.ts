@@ -232,14 +232,13 @@ export class Transport {
     let phase: Outcome = 'not_sent';
     // Requests made so far, for the error and the logs.
     let attempts = 0;
-    let token = '';
     try {
+      // Each pass is one attempt; every step that goes round again sets `phase` back to 'not_sent'.
       for (;;) {
-        phase = 'not_sent';
         if (signal.aborted) throw STOPPED;
         // A static token needs no await: one promise and microtask less per request.
         const source = config.accessToken;
-        token =
+        const token =
           typeof source === 'string' ? source : await this.#token(refusedToken, signal, timeoutMs, state);
         if (!shared) headers.authorization = `Bearer ${token}`;
         let wireBody: string | StreamedBody | undefined = body;
@@ -259,6 +258,7 @@ export class Transport {
         // The token provider and the upload's open() may have taken a while: an abort meanwhile
         // means nothing may be sent.
         if (signal.aborted) {
+          // Stryker disable next-line ConditionalExpression: destroy() of a string body (or none) throws a TypeError, which the call's catch replaces, as it does STOPPED, with the stopped call's error
           if (typeof wireBody === 'object') wireBody.destroy();
           throw STOPPED;
         }
@@ -442,8 +442,9 @@ export class Transport {
         ),
       );
     } catch (error) {
-      // Stopped meanwhile (STOPPED): the call's catch gives its own AbortError or ClaimsTimeoutError.
-      if (signal.aborted) throw error;
+      // Stopped meanwhile (the race rejected with STOPPED): the call's catch replaces this error
+      // with its own AbortError or ClaimsTimeoutError, as it does any error of a stopped call.
+      // Stryker disable next-line StringLiteral: with no 401 yet there is no refused token to redact: '' stands for none, and any other string is one no provider's words hold
       throw tokenError(providerFailure(error, refresh, refused ?? ''), error, outcome);
     } finally {
       signal.unwatchIdle();

@@ -55,6 +55,96 @@ describe('ClaimsClient options', () => {
     expect((error as Error).message).toMatch(/^Invalid ClaimsClient options: /);
   });
 
+  /** The issues `new ClaimsClient(options)` refuses the options with (none: it was made). */
+  function issuesOf(options: Record<string, unknown>): Array<{ path: string; message: string }> {
+    try {
+      new ClaimsClient({ baseUrl: 'https://claims.example.com', accessToken: 't', ...options } as never);
+      return [];
+    } catch (error) {
+      expect(error).toBeInstanceOf(ClaimsValidationError);
+      return (error as ClaimsValidationError).issues.map(({ path, message }) => ({ path, message }));
+    }
+  }
+
+  it.each([
+    ['an empty string', ''],
+    ['a string with other characters (not shown)', 'tok\nen'],
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 42],
+    ['an array', ['tok']],
+    ['an object', { token: 'tok' }],
+  ])('an accessToken that is %s is named so, never shown', (said, accessToken) => {
+    expect(issuesOf({ accessToken })).toEqual([
+      {
+        path: 'accessToken',
+        message: `must be a non-empty string of visible ASCII characters, or a function returning one; got ${said}`,
+      },
+    ]);
+  });
+
+  it.each([
+    ['a user name', 'https://user@claims.example.com'],
+    ['a password alone', 'https://:s3cret@claims.example.com'],
+  ])('a baseUrl with %s is refused, without quoting it', (_what, baseUrl) => {
+    expect(issuesOf({ baseUrl })).toEqual([
+      {
+        path: 'baseUrl',
+        message:
+          'must not hold a user name or password (they would be printed wherever the URL is): give the credential as accessToken or in headers',
+      },
+    ]);
+  });
+
+  it('a baseUrl that is no URL is quoted, or named by its kind', () => {
+    const message = (got: string) =>
+      `must be an absolute http(s) URL without query or fragment, e.g. https://claims.example.com/api; got ${got}`;
+    expect(issuesOf({ baseUrl: 'claims.example.com' })).toEqual([
+      { path: 'baseUrl', message: message('"claims.example.com"') },
+    ]);
+    expect(issuesOf({ baseUrl: ['https://claims.example.com'] })).toEqual([
+      { path: 'baseUrl', message: message('an array') },
+    ]);
+    expect(issuesOf({ baseUrl: { href: 'https://claims.example.com' } })).toEqual([
+      { path: 'baseUrl', message: message('an object') },
+    ]);
+    expect(issuesOf({ baseUrl: 8080 })).toEqual([{ path: 'baseUrl', message: message('8080') }]);
+  });
+
+  it('metadataCacheMaxEntries: a whole number of at least 1', () => {
+    const refused = [
+      { path: 'metadataCacheMaxEntries', message: 'must be a positive whole number of forms' },
+    ];
+    expect(issuesOf({ metadataCacheMaxEntries: 0 })).toEqual(refused);
+    expect(issuesOf({ metadataCacheMaxEntries: 2.5 })).toEqual(refused);
+    expect(issuesOf({ metadataCacheMaxEntries: 1 })).toEqual([]);
+  });
+
+  it('redactHeaders: an array of names, nothing else', () => {
+    const refused = [{ path: 'redactHeaders', message: 'must be an array of header names' }];
+    expect(issuesOf({ redactHeaders: 'x-api-key' })).toEqual(refused);
+    expect(issuesOf({ redactHeaders: ['x-api-key', 7] })).toEqual(refused);
+    expect(issuesOf({ redactHeaders: ['x-api-key', 'x-secret'] })).toEqual([]);
+    expect(issuesOf({ redactHeaders: [] })).toEqual([]);
+  });
+
+  it('user-agent: the SDK and runtime, then the caller’s own when given', async () => {
+    const sent: Array<string | null> = [];
+    const fetch = async (_url: string, init: RequestInit): Promise<Response> => {
+      sent.push(new Headers(init.headers).get('user-agent'));
+      return Response.json([]);
+    };
+    const own = `claims-notification-sdk/${VERSION} node/${process.versions.node}`;
+    await new ClaimsClient({ baseUrl: 'http://127.0.0.1:9', accessToken: 't', fetch }).subscriptions.list(1);
+    await new ClaimsClient({
+      baseUrl: 'http://127.0.0.1:9',
+      accessToken: 't',
+      fetch,
+      userAgent: 'broker-portal/2.1',
+    }).subscriptions.list(1);
+    expect(sent).toEqual([own, `${own} broker-portal/2.1`]);
+  });
+
   it('keeps VERSION equal to package.json', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
       version: string;

@@ -25,7 +25,15 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from '../src/index.js';
-import { type AccessTokenProvider, type StreamBody, Transport } from '../src/transport.js';
+import { waitingOn } from '../src/internal/abort-fanout.js';
+import { RequestLog } from '../src/logger.js';
+import type { TraceCall } from '../src/telemetry/types.js';
+import {
+  type AccessTokenProvider,
+  type StreamBody,
+  Transport,
+  type TransportConfig,
+} from '../src/transport.js';
 import { VERSION } from '../src/version.js';
 import { WireFailure } from '../src/wire/failure.js';
 import type { Wire, WireResponse } from '../src/wire/types.js';
@@ -38,7 +46,7 @@ import {
   WIRES,
 } from './faults/fault-server.js';
 import { event, incident } from './helpers/fixtures.js';
-import { capturePauses } from './helpers/pauses.js';
+import { abortOnPause, capturePauses } from './helpers/pauses.js';
 import { json, type Recorded, useRecordingServer } from './helpers/recording-server.js';
 
 const TOKEN = 'tok_live_transport_5ecr3t';
@@ -1204,18 +1212,7 @@ function transport(
   watchBody: (body: Readable) => Readable = (body) => body,
   accessToken: string | AccessTokenProvider = 'tok',
 ): Transport {
-  return new Transport({
-    baseUrl: 'http://127.0.0.1:9',
-    accessToken,
-    timeoutMs: 1_000,
-    deadlineMs: 5_000,
-    maxRetries: 0,
-    headers: {},
-    userAgent: 'test',
-    maxResponseBytes: 1_000,
-    wire,
-    watchBody: (body) => watchBody(body as Readable),
-  });
+  return played(wire, { accessToken, watchBody: (body) => watchBody(body as Readable) });
 }
 
 describe('an upload stopped around the opening of its source', () => {
@@ -1407,5 +1404,366 @@ describe('the transport alone, on a wire the test plays', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+/** A Transport on a wire the test plays, with any config the test gives (logs, tracing, limits). */
+function played(wire: Wire, config: Partial<TransportConfig> = {}): Transport {
+  return new Transport({
+    baseUrl: 'http://127.0.0.1:9',
+    accessToken: 'tok',
+    timeoutMs: 1_000,
+    deadlineMs: 5_000,
+    maxRetries: 0,
+    headers: {},
+    userAgent: 'test',
+    maxResponseBytes: 1_000,
+    wire,
+    watchBody: (body) => body,
+    ...config,
+  });
+}
+
+/** A log at `level` whose lines the test reads (the message only). */
+function capturedLog(level: 'debug' | 'info' | 'warn'): { log: RequestLog; lines: string[] } {
+  const lines: string[] = [];
+  const at =
+    (name: string) =>
+    (message: string): void => {
+      lines.push(`${name} ${message}`);
+    };
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { log: new RequestLog(logger, level), lines };
+}
+
+/** A wire failure of a kept-alive connection found dead before anything was written. */
+const deadConnection = (): WireFailure =>
+  new WireFailure('connection', 'Connection failed: other side closed', 'dead_connection');
+/** A wire failure after the request may have left (a reset). */
+const resetAfterSending = (): WireFailure =>
+  new WireFailure('connection', 'Connection failed: read ECONNRESET', 'maybe');
+
+/** A wire that waits for the call to stop, then fails as a wire does when its request is aborted. */
+const untilStopped: Wire = (request) =>
+  new Promise((_resolve, reject) => {
+    request.signal.addEventListener('abort', () => reject(new WireFailure('stopped', 'stopped', 'maybe')));
+  });
+
+describe('the transport alone: what each attempt sends, and what a stopped call says', () => {
+  it('a dead kept-alive connection is resent at once on a fresh connection, and only that attempt is fresh', async () => {
+    const pauses = capturePauses();
+    const wire = vi
+      .fn<Wire>()
+      .mockRejectedValueOnce(deadConnection())
+      .mockResolvedValueOnce(answered(503, ''))
+      .mockResolvedValueOnce(answered(200, '[]'));
+    const { log, lines } = capturedLog('info');
+    await expect(
+      played(wire, { maxRetries: 1, log }).request({ method: 'POST', path: '/x', body: {} }),
+    ).rejects.toBeInstanceOf(InternalServerError);
+    // The POST's 503 is not retried: two requests, the second on a fresh connection.
+    expect(wire.mock.calls.map(([request]) => request.freshConnection)).toEqual([false, true]);
+    expect(lines).toEqual([
+      'info claims-sdk: retrying POST http://127.0.0.1:9/x in 0 ms (attempt 2) after a dead kept-alive connection, nothing written (now on a fresh connection)',
+    ]);
+    expect(pauses).toEqual([]);
+
+    const get = await played(wire, { maxRetries: 1 }).request({ method: 'GET', path: '/x' });
+    expect(get).toEqual([]);
+  });
+
+  it('a GET: dead connection, 503, 200: fresh only for the resend, not for the retry after it', async () => {
+    const pauses = capturePauses();
+    const wire = vi
+      .fn<Wire>()
+      .mockRejectedValueOnce(deadConnection())
+      .mockResolvedValueOnce(answered(503, ''))
+      .mockResolvedValueOnce(answered(200, '[]'));
+    await expect(played(wire, { maxRetries: 1 }).request({ method: 'GET', path: '/x' })).resolves.toEqual([]);
+    expect(wire.mock.calls.map(([request]) => request.freshConnection)).toEqual([false, true, false]);
+    // The resend is at once and uses no retry: the one retry is the 503's.
+    expect(pauses).toHaveLength(1);
+  });
+
+  it('a token provider: a resend on a fresh connection asks as before; a 401 asks anew, on a kept connection', async () => {
+    let asked = 0;
+    const provider = vi.fn<AccessTokenProvider>(() => `tok_fn${++asked}`);
+    const wire = vi
+      .fn<Wire>()
+      .mockRejectedValueOnce(deadConnection())
+      .mockResolvedValueOnce(answered(401, ''))
+      .mockResolvedValueOnce(answered(200, '[]'));
+    await expect(
+      played(wire, { accessToken: provider }).request({ method: 'GET', path: '/x' }),
+    ).resolves.toEqual([]);
+    expect(provider.mock.calls).toEqual([
+      [{ forceRefresh: false }],
+      [{ forceRefresh: false }],
+      [{ forceRefresh: true, refusedToken: 'tok_fn2' }],
+    ]);
+    expect(wire.mock.calls.map(([request]) => request.freshConnection)).toEqual([false, true, false]);
+  });
+
+  it('a retry after a 503 asks the token provider as the first attempt did, with no refused token', async () => {
+    capturePauses();
+    const provider = vi.fn<AccessTokenProvider>(() => 'tok_fn');
+    const wire = vi
+      .fn<Wire>()
+      .mockResolvedValueOnce(answered(503, ''))
+      .mockResolvedValueOnce(answered(200, '[]'));
+    await played(wire, { maxRetries: 1, accessToken: provider }).request({ method: 'GET', path: '/x' });
+    expect(provider.mock.calls).toEqual([[{ forceRefresh: false }], [{ forceRefresh: false }]]);
+    expect(wire.mock.calls.map(([request]) => request.headers.authorization)).toEqual([
+      'Bearer tok_fn',
+      'Bearer tok_fn',
+    ]);
+  });
+
+  it('the span is named by the route, wraps the wire, and hears of each retry with its wait and reason', async () => {
+    const pauses = capturePauses();
+    const named: string[] = [];
+    const retries: Array<[number, string]> = [];
+    let wrapped = 0;
+    const trace: TraceCall = (method, route) => {
+      named.push(`${method} ${route}`);
+      return (run) =>
+        run({
+          wire: (inner) => (request) => {
+            wrapped++;
+            return inner(request);
+          },
+          retry: (delayMs, reason) => retries.push([delayMs, reason]),
+        });
+    };
+    const wire = vi
+      .fn<Wire>()
+      .mockRejectedValueOnce(deadConnection())
+      .mockResolvedValueOnce(answered(503, ''))
+      .mockResolvedValueOnce(answered(200, '[{"id":"S-1"}]'));
+    const transport = played(wire, { maxRetries: 1, trace });
+    await expect(
+      transport.request({
+        method: 'GET',
+        path: '/incidents/I-1/events',
+        route: '/incidents/{incidentId}/events',
+      }),
+    ).resolves.toEqual([{ id: 'S-1' }]);
+    expect(named).toEqual(['GET /incidents/{incidentId}/events']);
+    expect(wrapped).toBe(3);
+    expect(retries).toEqual([
+      [0, 'dead connection'],
+      [pauses[0], '503'],
+    ]);
+    // Without a route, the span is named by the path.
+    await transport.request({ method: 'GET', path: '/metadata/programmes' }).catch(() => undefined);
+    expect(named).toEqual(['GET /incidents/{incidentId}/events', 'GET /metadata/programmes']);
+  });
+
+  it('logs at debug: each attempt as it starts and ends (a failure by the class it will be, a status), and the retry between', async () => {
+    const pauses = capturePauses();
+    const wire = vi
+      .fn<Wire>()
+      .mockRejectedValueOnce(new Error('boom'))
+      .mockResolvedValueOnce(answered(503, ''))
+      .mockResolvedValueOnce(answered(200, '[]'));
+    const { log, lines } = capturedLog('debug');
+    await played(wire, { maxRetries: 2, log }).request({ method: 'GET', path: '/x' });
+    const url = 'http://127.0.0.1:9/x';
+    const [first, second] = pauses.map(Math.round);
+    expect(lines.map((line) => line.replace(/ -> (.*) in [\d.]+ ms/, ' -> $1 in ? ms'))).toEqual([
+      `debug claims-sdk: GET ${url} (attempt 1)`,
+      `debug claims-sdk: GET ${url} -> ClaimsConnectionError: Connection failed: boom in ? ms (attempt 1)`,
+      `info claims-sdk: retrying GET ${url} in ${first} ms (attempt 2) after ClaimsConnectionError`,
+      `debug claims-sdk: GET ${url} (attempt 2)`,
+      `debug claims-sdk: GET ${url} -> 503 in ? ms (attempt 2)`,
+      `info claims-sdk: retrying GET ${url} in ${second} ms (attempt 3) after 503`,
+      `debug claims-sdk: GET ${url} (attempt 3)`,
+      `debug claims-sdk: GET ${url} -> 200 in ? ms (attempt 3)`,
+    ]);
+  });
+
+  it('logs at warn why a 503 is not retried when the server asks for a wait past 60 s', async () => {
+    const wire = vi.fn<Wire>(async () => answered(503, '', { 'retry-after': '120' }));
+    const { log, lines } = capturedLog('warn');
+    await expect(
+      played(wire, { maxRetries: 2, log }).request({ method: 'GET', path: '/x' }),
+    ).rejects.toBeInstanceOf(InternalServerError);
+    expect(lines).toEqual([
+      'warn claims-sdk: not retrying GET http://127.0.0.1:9/x after 503: the server asked to wait 120000 ms (more than 60000 ms)',
+    ]);
+    expect(wire).toHaveBeenCalledTimes(1);
+  });
+
+  it('an upload whose attempt fails, or is answered with an error, has its body destroyed', async () => {
+    for (const wire of [
+      async () => {
+        throw resetAfterSending();
+      },
+      async () => answered(429, '', { 'retry-after': '0' }),
+    ] satisfies Wire[]) {
+      const source = new Readable({ read() {} });
+      const stream: StreamBody = { replayable: false, open: async () => ({ stream: source, headers: {} }) };
+      await expect(
+        played(wire, { maxRetries: 2 }).request({ method: 'POST', path: '/attachments', stream }),
+      ).rejects.toBeInstanceOf(ClaimsError);
+      expect(source.destroyed).toBe(true);
+    }
+  });
+
+  it('aborted while the request is in flight: AbortError, unknown, and no retry announced', async () => {
+    const controller = new AbortController();
+    const retries: string[] = [];
+    const { log, lines } = capturedLog('info');
+    const call = played(
+      (request) => {
+        setTimeout(() => controller.abort(), 0);
+        return untilStopped(request);
+      },
+      {
+        maxRetries: 2,
+        log,
+        trace: () => (run) => run({ wire: (w) => w, retry: (_ms, reason) => retries.push(reason) }),
+      },
+    ).request({ method: 'GET', path: '/x' }, { signal: controller.signal });
+    const error = await call.catch((e: unknown) => e);
+    expect((error as Error).name).toBe('AbortError');
+    expect(outcomeOf(error)).toBe('unknown');
+    expect(lines).toEqual([]);
+    expect(retries).toEqual([]);
+  });
+
+  it.each([
+    [404, 'rejected'],
+    [503, 'unknown'],
+  ] as const)('aborted while the body of a %i is read: AbortError, %s', async (status, outcome) => {
+    const controller = new AbortController();
+    const wire: Wire = async (request) => {
+      setTimeout(() => controller.abort(), 0);
+      return {
+        status,
+        rawHeaders: {},
+        headers: () => ({}),
+        text: () => untilStopped(request) as never,
+      };
+    };
+    // No retry left: the outcome is this attempt's alone.
+    const error = await played(wire)
+      .request({ method: 'GET', path: '/x' }, { signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect((error as Error).name).toBe('AbortError');
+    expect(outcomeOf(error)).toBe(outcome);
+  });
+
+  it('a GET reset after sending, then aborted during the backoff: unknown (the first may have been acted on)', async () => {
+    const controller = new AbortController();
+    abortOnPause(controller);
+    const wire = vi.fn<Wire>(async () => {
+      throw resetAfterSending();
+    });
+    const error = await played(wire, { maxRetries: 1 })
+      .request({ method: 'GET', path: '/x' }, { signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect((error as Error).name).toBe('AbortError');
+    expect(outcomeOf(error)).toBe('unknown');
+    expect(wire).toHaveBeenCalledTimes(1);
+  });
+
+  it('a token provider failing: not_sent on the first attempt; unknown once an earlier attempt may have acted', async () => {
+    const first = await played(vi.fn<Wire>(), {
+      accessToken: () => {
+        throw new Error('vault sealed');
+      },
+    })
+      .request({ method: 'GET', path: '/x' })
+      .catch((e: unknown) => e);
+    expect((first as Error).message).toBe('accessToken provider failed: Error: vault sealed');
+    expect(outcomeOf(first)).toBe('not_sent');
+
+    capturePauses();
+    let asked = 0;
+    const later = await played(
+      vi.fn<Wire>(async () => {
+        throw resetAfterSending();
+      }),
+      {
+        maxRetries: 1,
+        accessToken: () => {
+          if (++asked === 2) throw new Error('vault sealed');
+          return 'tok_fn';
+        },
+      },
+    )
+      .request({ method: 'GET', path: '/x' })
+      .catch((e: unknown) => e);
+    expect((later as Error).message).toBe(
+      'accessToken provider failed: Error: vault sealed (the request may have been processed)',
+    );
+    expect(outcomeOf(later)).toBe('unknown');
+  });
+
+  it('a token provider failing after a 401 with words that quote the refused token: the token is redacted', async () => {
+    const refused = 'tok_refused_by_the_api_8c1f';
+    let asked = 0;
+    const error = await played(async () => answered(401, ''), {
+      accessToken: () => {
+        if (++asked === 2) throw new Error(`cannot refresh ${refused}`);
+        return refused;
+      },
+    })
+      .request({ method: 'GET', path: '/x' })
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(
+      /^accessToken provider failed after a 401: Error: cannot refresh /,
+    );
+    expect((error as Error).message).not.toContain(refused);
+  });
+
+  it('a token provider that never answers: a timeout after timeoutMs that names it, nothing sent', async () => {
+    const wire = vi.fn<Wire>();
+    const error = await played(wire, { accessToken: () => new Promise<string>(() => undefined) })
+      .request({ method: 'GET', path: '/x' }, { timeoutMs: 20 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsTimeoutError);
+    expect((error as Error).message).toBe(
+      'GET http://127.0.0.1:9/x: Request timed out: the accessToken provider made no progress for 20 ms',
+    );
+    expect(outcomeOf(error)).toBe('not_sent');
+    expect(wire).not.toHaveBeenCalled();
+  });
+
+  it("the provider's timeout ends with its answer: a slower request after it is the wire's to time, not the provider's", async () => {
+    // A wire that answers after 200 ms, unless the call stops first.
+    const wire: Wire = (request) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(answered(200, '[]')), 200);
+        request.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(new WireFailure('stopped', 'stopped', 'maybe'));
+        });
+      });
+    await expect(
+      played(wire, { accessToken: async () => 'tok_fn' }).request(
+        { method: 'GET', path: '/x' },
+        { timeoutMs: 50 },
+      ),
+    ).resolves.toEqual([]);
+  });
+
+  it('a call, answered or failed, stops listening to the caller’s signal', async () => {
+    const controller = new AbortController();
+    await played(async () => answered(200, '[]')).request(
+      { method: 'GET', path: '/x' },
+      { signal: controller.signal },
+    );
+    await played(async () => answered(500, ''))
+      .request({ method: 'GET', path: '/x' }, { signal: controller.signal })
+      .catch(() => undefined);
+    expect(waitingOn(controller.signal)).toBe(0);
+  });
+
+  it('baseUrl is the one the client was given (quoted by the calls that describe themselves)', () => {
+    expect(played(vi.fn<Wire>(), { baseUrl: 'https://claims.example.com/api' }).baseUrl).toBe(
+      'https://claims.example.com/api',
+    );
   });
 });
