@@ -91,6 +91,12 @@ interface Queued {
  * One run over a validated batch: the queue, the workers, the shared pause, the progress, and
  * the batch's own stop. Every claim gets exactly one result, whatever stops the run.
  */
+/** A worker of the run: what its claims share. */
+interface Slot {
+  /** Its last claim's final record under way (written while the slot took its next claim). */
+  lastRecord: Promise<void> | undefined;
+}
+
 export class BatchRun {
   readonly results = new Channel<ClaimResult>();
   /** No new claim is taken once aborted: by the caller's signal, a stop of the run's own, or its end. */
@@ -237,12 +243,13 @@ export class BatchRun {
   }
 
   async #work(): Promise<void> {
+    const slot: Slot = { lastRecord: undefined };
     while (!this.#stop.signal.aborted) {
       const at = this.#walk.next();
       if (at === undefined) return;
       this.#takenSinceRead++;
       try {
-        await this.#file(this.#queue[at] as Queued);
+        await this.#file(this.#queue[at] as Queued, slot);
       } catch (error) {
         // Only what is not the journal's nor the network's gets here (an `onProgress` that threw).
         this.#failure ??= { error };
@@ -251,7 +258,7 @@ export class BatchRun {
     }
   }
 
-  async #file({ claim, hash }: Queued): Promise<void> {
+  async #file({ claim, hash }: Queued, slot: Slot): Promise<void> {
     const signal = this.#stop.signal;
     const base = () => ({ key: claim.key, bodyHash: hash, at: isoNow() });
     let incident = claim.incident;
@@ -276,6 +283,10 @@ export class BatchRun {
     this.#readSharedPause();
     if (!this.#gate.isOpen(signal) && !(await this.#gate.ready(signal))) return this.#notTaken(claim);
     if (!(await this.#begin(claim, hash))) return;
+    // The slot's last claim's final record, before this claim is sent: usually durable by now
+    // (it shared the sync of this `sending` record), and so a worker killed at any moment
+    // leaves at most two keys `sending` per slot: the claim it sends and the one before.
+    await slot.lastRecord;
     let lastError: unknown;
     let answersAtFirstFailure: number | undefined;
     let note: ClaimNote = 'sent';
@@ -348,7 +359,7 @@ export class BatchRun {
       // The worker takes its next claim at once; this one is reported once its record is durable,
       // so its write shares an fdatasync with the next `sending` records (group commit).
       this.#recording++;
-      this.#record(claim, record, note, true).then(() => this.#recorded());
+      slot.lastRecord = this.#record(claim, record, note, true).then(() => this.#recorded());
       return;
     }
   }

@@ -1470,3 +1470,41 @@ describe('an incident that cannot be sent as JSON (a BigInt field, a cycle)', ()
     expect(store.written).toEqual([]);
   });
 });
+
+describe("a slot's last final record, before its next claim is sent", () => {
+  it('holds the next POST until that record is durable, so a crash leaves at most two keys sending per slot', async () => {
+    const k1Filed = deferred();
+    const store = memoryStore({
+      append: async (record) => {
+        events.push(`append ${record.key} ${record.state}`);
+        if (record.key === 'K1') await k1Filed.promise;
+        events.push(`durable ${record.key}`);
+      },
+    });
+    // K2's sending record is durable with K1's filed record still being written: K2 waits for it.
+    reply = (key) => {
+      if (key === 'K2') expect(events).toContain('durable K1');
+      return filed(key);
+    };
+    const run = runAll(keys(2), { journal: store });
+    await vi.waitFor(() => expect(events).toContain('claim K2'));
+    expect(events.filter((e) => e.startsWith('POST'))).toEqual(['POST K1']);
+    k1Filed.resolve();
+    const { results, error } = await run;
+    expect(error).toBeUndefined();
+    expect(results.map((r) => [r.key, r.state])).toEqual([
+      ['K1', 'filed'],
+      ['K2', 'filed'],
+    ]);
+    expect(events).toEqual([
+      'claim K1',
+      'POST K1',
+      'append K1 filed',
+      'claim K2',
+      'durable K1',
+      'POST K2',
+      'append K2 filed',
+      'durable K2',
+    ]);
+  });
+});
