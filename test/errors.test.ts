@@ -286,3 +286,80 @@ describe('restate', () => {
     expect(error.cause).toBe(step);
   });
 });
+
+describe('what each error says of itself, pinned', () => {
+  const answer = (status: number, extra: Partial<typeof init> & { attempts?: number } = {}) =>
+    errorFromResponse({ ...init, status, ...extra });
+
+  it('names every class, whatever a minifier does to it', () => {
+    expect(new ClaimsError('m').name).toBe('ClaimsError');
+    const names = Object.fromEntries(
+      [400, 401, 403, 404, 409, 418, 422, 429, 500, 503].map((status) => [status, answer(status).name]),
+    );
+    expect(names).toEqual({
+      400: 'BadRequestError',
+      401: 'AuthenticationError',
+      403: 'PermissionDeniedError',
+      404: 'NotFoundError',
+      409: 'ConflictError',
+      418: 'ClaimsApiError',
+      422: 'UnprocessableEntityError',
+      429: 'RateLimitError',
+      500: 'InternalServerError',
+      503: 'InternalServerError',
+    });
+  });
+
+  it('a 4xx is rejected, a 500 and above (or an unfollowed 3xx) unknown, unless told', () => {
+    expect([400, 499, 500, 503, 302].map((status) => answer(status).outcome)).toEqual([
+      'rejected',
+      'rejected',
+      'unknown',
+      'unknown',
+      'unknown',
+    ]);
+    expect(answer(500)).toBeInstanceOf(InternalServerError);
+    expect(errorFromResponse({ ...init, status: 503, outcome: 'not_sent' }).outcome).toBe('not_sent');
+  });
+
+  it('counts one attempt unless told how many', () => {
+    expect(answer(404).attempts).toBe(1);
+    expect(answer(404, { attempts: 3 }).attempts).toBe(3);
+  });
+
+  it('reads the request id from each header servers use, the first one listed winning', () => {
+    for (const name of ['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid']) {
+      expect(requestIdOf({ [name]: `id-of-${name}` })).toBe(`id-of-${name}`);
+    }
+    expect(requestIdOf({ 'x-amzn-requestid': 'd', 'request-id': 'b', 'x-request-id': 'a' })).toBe('a');
+    expect(requestIdOf({ 'x-other-id': 'z' })).toBeUndefined();
+  });
+
+  it('has a cause only when given one', () => {
+    const cause = new Error('below');
+    expect(new ClaimsError('m', { cause }).cause).toBe(cause);
+    expect(Object.hasOwn(new ClaimsError('m'), 'cause')).toBe(false);
+  });
+
+  it("an answer that cannot be read after a 2xx is 'processed', with its cause", () => {
+    const cause = new Error('body broke off');
+    const error = new ClaimsResponseValidationError({ a: 1 }, [], 'GET https://x/api', { cause });
+    expect(error.outcome).toBe('processed');
+    expect(error.cause).toBe(cause);
+    expect(error.message).toMatch(/^Unexpected response from GET https:\/\/x\/api/);
+  });
+
+  it("restates a caller's AbortError as a fresh AbortError with the call's outcome and the reason kept", () => {
+    const reason = new Error('user left');
+    const original = new DOMException('The operation was aborted', 'AbortError');
+    Object.defineProperty(original, 'cause', { value: reason });
+    const restated = restate(original, 'the create was not sent', 'not_sent');
+    expect(restated).not.toBe(original);
+    expect(restated.name).toBe('AbortError');
+    expect(restated).not.toBeInstanceOf(ClaimsError);
+    expect(outcomeOf(restated)).toBe('not_sent');
+    expect(restated.cause).toBe(reason);
+    // The cause can be replaced, as on any platform error.
+    expect(Object.getOwnPropertyDescriptor(restated, 'cause')?.configurable).toBe(true);
+  });
+});
