@@ -8,6 +8,7 @@ import { PostgresJournalStore } from '../../src/batch/postgres/index.js';
 import type { JournalRecord } from '../../src/batch/record.js';
 import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from '../batch/claims-server.js';
 import { type CliOutput, claimsHere } from '../cli/in-process.js';
+import { rec } from '../helpers/journal-records.js';
 import { usePostgres } from './use-postgres.js';
 
 const db = await usePostgres();
@@ -27,17 +28,6 @@ function noSecret(out: CliOutput): CliOutput {
   expect(out.stdout + out.stderr).not.toContain(password);
   return out;
 }
-const rec = (
-  key: string,
-  state: JournalRecord['state'],
-  extra: Partial<JournalRecord> = {},
-): JournalRecord => ({
-  key,
-  state,
-  bodyHash: `h-${key}`,
-  at: '2026-11-26T10:00:00.000Z',
-  ...extra,
-});
 
 /** A journal with a filed key, an unknown one, and one a dead run left sending. */
 async function journalWithReview(table: string): Promise<void> {

@@ -5,6 +5,7 @@ import { JournalError } from '../../src/batch/errors.js';
 import { Journal } from '../../src/batch/journal.js';
 import { PostgresJournalStore, type PostgresJournalStoreOptions } from '../../src/batch/postgres/index.js';
 import type { JournalRecord } from '../../src/batch/record.js';
+import { rec } from '../helpers/journal-records.js';
 import { usePostgres } from './use-postgres.js';
 
 const db = await usePostgres();
@@ -30,17 +31,6 @@ beforeAll(async () => {
 });
 afterAll(() => admin?.end());
 
-const rec = (
-  key: string,
-  state: JournalRecord['state'],
-  extra: Partial<JournalRecord> = {},
-): JournalRecord => ({
-  key,
-  state,
-  bodyHash: `h-${key}`,
-  at: '2026-11-26T10:00:00.000Z',
-  ...extra,
-});
 async function loadAll(store: PostgresJournalStore): Promise<JournalRecord[]> {
   const out: JournalRecord[] = [];
   for await (const r of store.load()) out.push(r);

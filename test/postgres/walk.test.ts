@@ -9,6 +9,7 @@ import type { ClaimResult } from '../../src/batch/result.js';
 import type { JournalStore } from '../../src/batch/store.js';
 import { ClaimsClient } from '../../src/index.js';
 import { type ClaimsServer, claimLine, startClaimsServer } from '../batch/claims-server.js';
+import { rec } from '../helpers/journal-records.js';
 import { usePostgres } from './use-postgres.js';
 
 const db = await usePostgres();
@@ -93,17 +94,6 @@ describe.skipIf(!db)('runs sharing a PostgreSQL journal: the walk', () => {
   it('a row read again while the run writes the key never moves back the version its next write compares with', async () => {
     const journal = store(fresh());
     await journal.open();
-    const rec = (
-      key: string,
-      state: JournalRecord['state'],
-      extra: Partial<JournalRecord> = {},
-    ): JournalRecord => ({
-      key,
-      state,
-      bodyHash: `h-${key}`,
-      at: '2026-11-26T10:00:00.000Z',
-      ...extra,
-    });
     expect(await journal.claim(rec('J', 'sending'), undefined)).toEqual({ taken: true });
     expect(await journal.claim(rec('K', 'sending'), undefined)).toEqual({ taken: true });
     // The page is read (J and K at their first version), J yielded, K not yet.
