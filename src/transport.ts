@@ -444,8 +444,11 @@ export class Transport {
     } catch (error) {
       // Stopped meanwhile (the race rejected with STOPPED): the call's catch replaces this error
       // with its own AbortError or ClaimsTimeoutError, as it does any error of a stopped call.
+      // After a 401 the provider may quote the token refused, in its words and in its error
+      // (kept as the cause): neither shows it.
       // Stryker disable next-line StringLiteral: with no 401 yet there is no refused token to redact: '' stands for none, and any other string is one no provider's words hold
-      throw tokenError(providerFailure(error, refresh, refused ?? ''), error, outcome);
+      const redactor = redactorFor(refused ?? '');
+      throw tokenError(providerFailure(error, refresh, redactor), redactor.error(error), outcome);
     } finally {
       signal.unwatchIdle();
     }
