@@ -33,7 +33,8 @@ for (const [file, { mutants }] of Object.entries(files)) {
   if (filter && !file.includes(filter)) continue;
   const original = readFileSync(file, 'utf8');
   const lines = original.split('\n');
-  const offset = (at) => lines.slice(0, at.line - 1).reduce((n, line) => n + line.length + 1, 0) + at.column - 1;
+  const offset = (at) =>
+    lines.slice(0, at.line - 1).reduce((n, line) => n + line.length + 1, 0) + at.column - 1;
   restore = () => writeFileSync(file, original);
   for (const mutant of mutants) {
     if (mutant.status !== 'Survived' && mutant.status !== 'NoCoverage') continue;
@@ -50,7 +51,12 @@ for (const [file, { mutants }] of Object.entries(files)) {
     if (dead) killed++;
     else alive++;
     const where = `${file} ${mutant.location.start.line}:${mutant.location.start.column}`;
-    console.log(dead ? 'KILLED' : 'ALIVE ', where, mutant.mutatorName, JSON.stringify(mutant.replacement).slice(0, 70));
+    console.log(
+      dead ? 'KILLED' : 'ALIVE ',
+      where,
+      mutant.mutatorName,
+      JSON.stringify(mutant.replacement).slice(0, 70),
+    );
   }
 }
 console.log('killed', killed, 'alive', alive);
