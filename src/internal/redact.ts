@@ -113,6 +113,15 @@ export class Redactor {
    * thrown string or object) is given back redacted.
    */
   error<E>(error: E): E {
+    try {
+      return this.#error(error);
+    } catch {
+      // Something that throws when looked into (a getter, a Proxy): it cannot be shown safely.
+      return REDACTED as E;
+    }
+  }
+
+  #error<E>(error: E): E {
     if (!(error instanceof Error)) return this.#holds(error) ? (this.#clean(error) as E) : error;
     const queue: Error[] = [error];
     const seen = new Set<Error>(queue);
@@ -126,10 +135,8 @@ export class Redactor {
       }
       for (const key of Reflect.ownKeys(current)) {
         if (key === 'stack' || key === 'message') continue;
-        const descriptor = Object.getOwnPropertyDescriptor(current, key);
-        // Stryker disable next-line ConditionalExpression: an own accessor of an error is no field of its own (inspect does not call it)
-        if (descriptor === undefined || !('value' in descriptor)) continue;
-        const value: unknown = descriptor.value;
+        // An own accessor (inspect does not call it) reads as undefined here: left as it is.
+        const value: unknown = Object.getOwnPropertyDescriptor(current, key)?.value;
         const kept = Array.isArray(value)
           ? this.#linkAll(value, queue, seen)
           : this.#link(value, queue, seen);
@@ -183,8 +190,7 @@ export class Redactor {
     if (value instanceof Set) inner.push(...value);
     for (const key of Reflect.ownKeys(value)) {
       if (typeof key === 'string') inner.push(key);
-      const descriptor = Object.getOwnPropertyDescriptor(value, key);
-      if (descriptor !== undefined && 'value' in descriptor) inner.push(descriptor.value);
+      inner.push(Object.getOwnPropertyDescriptor(value, key)?.value);
     }
     return inner.some((item) => this.#holds(item, depth + 1, seen));
   }

@@ -404,6 +404,21 @@ describe('Redactor.error: a cause of someone else’s making', () => {
     expect(redactor.error(undefined)).toBe(undefined);
   });
 
+  it('a cause that throws when looked into (a Proxy, a throwing getter) is replaced whole', () => {
+    const hostile = new Proxy(new Error(`sent ${token}`), {
+      ownKeys: () => {
+        throw new Error('no');
+      },
+    });
+    expect(redactor.error(hostile)).toBe(REDACTED);
+    const getter = Object.defineProperty(new Error('x'), 'stack', {
+      get: () => {
+        throw new Error('no');
+      },
+    });
+    expect(redactor.error(getter)).toBe(REDACTED);
+  });
+
   it('leaves an error that holds no token as it was, bytes included (they print as numbers)', () => {
     const body = new TextEncoder().encode(token);
     const error = Object.assign(new Error('failed'), {
