@@ -316,7 +316,8 @@ export class Transport {
           attempt = phase === 'processed' ? bodyAttempt(failure) : failureAttempt(failure);
         } else {
           const status = (response as WireResponse).status;
-          phase = status >= 400 && status < 500 ? 'rejected' : 'unknown';
+          // What an abort while this answer is read leaves: the table's outcome of the answer.
+          phase = attemptOutcome({ kind: 'answer', status, retryAfterMs: undefined });
           // An error answer may come before the upload was all read (an early 429): stop sending it,
           // before reading the answer, which a caller's abort may cut short.
           if (typeof wireBody === 'object') wireBody.destroy();
