@@ -49,6 +49,7 @@ const globalFetch: FetchLike = (url, init) => {
     throw new WireFailure(
       'refused',
       'This runtime has no global fetch: give the client one with the `fetch` option',
+      // Stryker disable next-line StringLiteral: a refusal is never sent whatever its `sent` says (the transport reads a 'refused' failure as one)
       'not_connected',
     );
   }

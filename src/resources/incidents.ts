@@ -65,11 +65,12 @@ export class Incidents extends Resource {
   ): Promise<IncidentCreated> {
     // Hand-written checks first: a valid call never loads zod; an invalid one asks zod why.
     const incident = acceptedBody(body, options?.extraBody) ?? (await this.#everyProblem(body, options));
-    const check = incident.extendedFields !== undefined && options?.checkExtendedFields !== false;
+    const { extendedFields } = incident;
+    const check = extendedFields !== undefined && options?.checkExtendedFields !== false;
     // Steps before the POST share its deadline; a plain create pays nothing for it.
     const step = check || hasFileRefs(incident.attachments) ? this.transport.steps(options) : undefined;
     if (check) {
-      const issues = await this.checkExtendedFields(incident, step?.());
+      const issues = await this.checkExtendedFields({ ...incident, extendedFields }, step?.());
       if (issues.length > 0) {
         const form = describeForm({ ...incident, countryCode: incident.policyCountry });
         throw new ClaimsValidationError(

@@ -22,9 +22,12 @@ import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../schemas/me
 import type { CallOptions, Transport } from '../transport.js';
 import { Resource } from './resource.js';
 
-/** What the extended-field check reads of an incident: the form's three codes and the values. */
+/**
+ * What the extended-field check reads of an incident: the form's three codes and the values
+ * (an incident without `extendedFields` is not checked).
+ */
 export type FormFields = Pick<IncidentCreate, 'programmeCode' | 'policyTypeCode' | 'policyCountry'> & {
-  extendedFields?: readonly ExtendedFieldValue[] | undefined;
+  extendedFields: readonly ExtendedFieldValue[];
 };
 
 /** Checks an incident's extended fields against its form; see {@link extendedFieldsChecker}. */
@@ -212,9 +215,7 @@ export class Metadata extends Resource {
     if (descriptors === undefined) return [notInSnapshot('extendedFields', query)];
     // The cached and the snapshot's arrays are never handed out nor changed: each form's
     // index is built once.
-    return locateExtendedFieldProblems(cachedFormIndex(descriptors), incident.extendedFields ?? []).map(
-      toIssue,
-    );
+    return locateExtendedFieldProblems(cachedFormIndex(descriptors), incident.extendedFields).map(toIssue);
   }
 }
 

@@ -92,7 +92,8 @@ export function planSubscriptions(input: {
         before,
       });
   }
-  const wanted = new Set(desired.subscriptions.map((s) => s.name));
+  // Desired names are never null: an unnamed live subscription is never wanted.
+  const wanted = new Set<string | null>(desired.subscriptions.map((s) => s.name));
   const disables: SubscriptionChange[] = [];
   const unnamed: NumericId[] = [];
   for (const have of live) {
@@ -101,7 +102,7 @@ export function planSubscriptions(input: {
       unnamed.push(have.webhookSubscriptionId);
       continue;
     }
-    if ((name !== null && wanted.has(name)) || !have.isActive) continue;
+    if (wanted.has(name) || !have.isActive) continue;
     disables.push({
       action: 'disable',
       name,

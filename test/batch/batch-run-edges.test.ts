@@ -7,7 +7,6 @@ import { fileClaims } from '../../src/batch/file-claims.js';
 import { storeGrace } from '../../src/batch/grace.js';
 import type { JournalRecord } from '../../src/batch/record.js';
 import type { ClaimResult } from '../../src/batch/result.js';
-import { boundedProblems, MAX_PROBLEMS } from '../../src/batch/send-claim.js';
 import type { JournalStore } from '../../src/batch/store.js';
 import { ClaimsClient } from '../../src/index.js';
 import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from './claims-server.js';
@@ -263,26 +262,5 @@ describe('{ file } edges', () => {
     expect((missing.error as { problems: { message: string }[] }).problems[0]?.message).toBe(
       '"a.jpg" cannot be read (ENOENT)',
     );
-  });
-});
-
-describe('boundedProblems', () => {
-  it(`keeps a body of up to ${MAX_PROBLEMS} characters of JSON whole, and a longer one as its size and start`, () => {
-    const exactly = { m: 'x'.repeat(MAX_PROBLEMS - 8) };
-    expect(JSON.stringify(exactly)).toHaveLength(MAX_PROBLEMS);
-    expect(boundedProblems(exactly)).toBe(exactly);
-    const over = { m: 'é'.repeat(MAX_PROBLEMS) };
-    expect(boundedProblems(over)).toEqual({
-      truncated: true,
-      bytes: Buffer.byteLength(JSON.stringify(over)),
-      start: `${JSON.stringify(over).slice(0, 2_047)}…`,
-    });
-    expect(boundedProblems('t'.repeat(MAX_PROBLEMS + 1))).toEqual({
-      truncated: true,
-      bytes: MAX_PROBLEMS + 1,
-      start: `${'t'.repeat(2_047)}…`,
-    });
-    expect(boundedProblems(undefined)).toBeUndefined();
-    expect(boundedProblems('short')).toBe('short');
   });
 });

@@ -2,14 +2,18 @@
 import { describe, expect, it } from 'vitest';
 import {
   boundedProblems,
+  CALLER_REFUSALS,
+  isCallerRefusal,
   isConnectionFailure,
   MAX_PROBLEMS,
   MAX_RECORD_ERROR,
   postClaim,
   recordOfFailure,
+  refusesEveryClaim,
 } from '../../src/batch/send-claim.js';
 import type { ClaimsClientBase } from '../../src/client.js';
 import {
+  ClaimsApiError,
   ClaimsConnectionError,
   ClaimsError,
   InternalServerError,
@@ -54,7 +58,59 @@ describe('isConnectionFailure', () => {
   });
 });
 
+describe('isCallerRefusal and refusesEveryClaim: answers that judge the caller or the route', () => {
+  const answer = (status: number) => new ClaimsApiError(init(status, { message: 'no' }));
+
+  it('401, 403, 404, 405 and 429 judge the caller or the route; every other status judges the claim', () => {
+    expect([...CALLER_REFUSALS].sort()).toEqual([401, 403, 404, 405, 429]);
+    for (const status of [401, 403, 404, 405, 429])
+      expect(isCallerRefusal(answer(status)), `${status}`).toBe(true);
+    for (const status of [400, 402, 406, 409, 413, 422, 500, 503]) {
+      expect(isCallerRefusal(answer(status)), `${status}`).toBe(false);
+    }
+  });
+
+  it('only 401 and 403 refuse every claim (the token); a 404, 405 or 429 is the one call’s', () => {
+    expect(refusesEveryClaim(answer(401))).toBe(true);
+    expect(refusesEveryClaim(answer(403))).toBe(true);
+    for (const status of [400, 404, 405, 429, 500])
+      expect(refusesEveryClaim(answer(status)), `${status}`).toBe(false);
+  });
+
+  it('an error that is not an answer of the API is neither, whatever status it carries', () => {
+    const lookalike = Object.assign(new Error('401 from somewhere else'), { status: 401 });
+    for (const error of [
+      lookalike,
+      refused(),
+      new ClaimsError('no', { outcome: 'not_sent' }),
+      undefined,
+      null,
+    ]) {
+      expect(isCallerRefusal(error)).toBe(false);
+      expect(refusesEveryClaim(error)).toBe(false);
+    }
+  });
+});
+
 describe('boundedProblems', () => {
+  it(`keeps a body of up to ${MAX_PROBLEMS} characters of JSON whole, and a longer one as its size and start`, () => {
+    const exactly = { m: 'x'.repeat(MAX_PROBLEMS - 8) };
+    expect(JSON.stringify(exactly)).toHaveLength(MAX_PROBLEMS);
+    expect(boundedProblems(exactly)).toBe(exactly);
+    const over = { m: 'é'.repeat(MAX_PROBLEMS) };
+    expect(boundedProblems(over)).toEqual({
+      truncated: true,
+      bytes: Buffer.byteLength(JSON.stringify(over)),
+      start: `${JSON.stringify(over).slice(0, 2_047)}…`,
+    });
+    expect(boundedProblems('t'.repeat(MAX_PROBLEMS + 1))).toEqual({
+      truncated: true,
+      bytes: MAX_PROBLEMS + 1,
+      start: `${'t'.repeat(2_047)}…`,
+    });
+    expect(boundedProblems('short')).toBe('short');
+  });
+
   it('keeps a string body of exactly the bound whole, and cuts one character more', () => {
     const exactly = 's'.repeat(MAX_PROBLEMS);
     expect(boundedProblems(exactly)).toBe(exactly);
@@ -123,9 +179,28 @@ describe('recordOfFailure', () => {
     });
   });
 
-  it('keeps at most MAX_RECORD_ERROR characters of a message', () => {
-    const record = recordOfFailure(new Error('e'.repeat(50_000)), base);
-    expect(record.error?.length).toBeLessThanOrEqual(MAX_RECORD_ERROR + 40);
-    expect(record.error?.startsWith('e'.repeat(100))).toBe(true);
+  it('keeps at most MAX_RECORD_ERROR characters of a message: a longer one is cut with …', () => {
+    expect(recordOfFailure(new Error('e'.repeat(50_000)), base).error).toBe(
+      `${'e'.repeat(MAX_RECORD_ERROR - 1)}…`,
+    );
+    const whole = 'w'.repeat(MAX_RECORD_ERROR);
+    expect(recordOfFailure(new Error(whole), base).error).toBe(whole);
+    // Something thrown that is not an Error: its text.
+    expect(recordOfFailure('no connection', base)).toStrictEqual({
+      ...base,
+      state: 'unknown',
+      error: 'no connection',
+    });
+  });
+
+  it.each([401, 403, 404, 405])('a %i: not_sent, with its status (the claim was not judged)', (status) => {
+    const error = new ClaimsApiError(init(status, { message: 'no' }, `req-${status}`));
+    expect(recordOfFailure(error, base)).toStrictEqual({
+      ...base,
+      requestId: `req-${status}`,
+      status,
+      state: 'not_sent',
+      error: error.message,
+    });
   });
 });

@@ -2,12 +2,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ClaimsClient,
+  ClaimsConnectionError,
   ClaimsError,
   ClaimsTimeoutError,
   ClaimsValidationError,
   NotFoundError,
   outcomeOf,
 } from '../../src/edge.js';
+import { VERSION } from '../../src/version.js';
 import { failure, httpFaultServer, scenario } from '../faults/fault-server.js';
 import { incident } from '../helpers/fixtures.js';
 import { json, type Recorded, useRecordingServer } from '../helpers/recording-server.js';
@@ -50,8 +52,12 @@ describe('edge ClaimsClient', () => {
     const client = new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 0 });
     vi.stubGlobal('fetch', undefined);
     const error = await client.metadata.programmes().catch((e: unknown) => e);
+    // The SDK's own refusal, not a connection that failed: a ClaimsError, in these words alone.
     expect(error).toBeInstanceOf(ClaimsError);
-    expect(String((error as Error).message)).toContain('give the client one with the `fetch` option');
+    expect(error).not.toBeInstanceOf(ClaimsConnectionError);
+    expect((error as Error).message).toBe(
+      'This runtime has no global fetch: give the client one with the `fetch` option',
+    );
     expect(outcomeOf(error)).toBe('not_sent');
     expect(server.requests).toHaveLength(0);
   });
@@ -123,6 +129,17 @@ describe('edge ClaimsClient', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('no options at all: the required ones named, no TypeError from the connection options', () => {
+    let error: unknown;
+    try {
+      new ClaimsClient(undefined as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ClaimsValidationError);
+    expect((error as ClaimsValidationError).issues.map((i) => i.path)).toEqual(['baseUrl', 'accessToken']);
+  });
+
   it('close() and await using do nothing: the client keeps working, as the runtime owns the connections', async () => {
     server.handle((_req, res) => json(res, 200, []));
     const client = new ClaimsClient({ baseUrl: server.url, accessToken: TOKEN });
@@ -138,5 +155,59 @@ describe('edge ClaimsClient', () => {
       '/webhooks/8/subscriptions',
       '/webhooks/9/subscriptions',
     ]);
+  });
+});
+
+describe('the runtime the edge client names in its user-agent', () => {
+  /** The user-agent a freshly loaded edge entry sends, with `host` set on globalThis first. */
+  async function userAgentWith(host: Record<string, unknown>): Promise<string | null> {
+    for (const [name, value] of Object.entries(host)) vi.stubGlobal(name, value);
+    vi.resetModules();
+    const edge = await import('../../src/edge.js');
+    let sent: string | null = null;
+    const fetch = async (_url: string, init: RequestInit) => {
+      sent = new Headers(init.headers).get('user-agent');
+      return Response.json([]);
+    };
+    await new edge.ClaimsClient({
+      baseUrl: 'https://claims.example',
+      accessToken: TOKEN,
+      fetch,
+    }).subscriptions.list(1);
+    return sent;
+  }
+  const sdk = `claims-notification-sdk/${VERSION}`;
+
+  it('Deno and Bun by name and version, before any navigator', async () => {
+    const navigator = { userAgent: 'Cloudflare-Workers' };
+    expect(await userAgentWith({ Deno: { version: { deno: '2.1.4' } }, navigator })).toBe(
+      `${sdk} deno/2.1.4`,
+    );
+    expect(await userAgentWith({ Deno: undefined, Bun: { version: '1.2.0' }, navigator })).toBe(
+      `${sdk} bun/1.2.0`,
+    );
+  });
+
+  it('a Deno or Bun without a version is named by its navigator', async () => {
+    const navigator = { userAgent: 'Cloudflare-Workers' };
+    expect(await userAgentWith({ Deno: {}, Bun: {}, navigator })).toBe(`${sdk} Cloudflare-Workers`);
+    expect(await userAgentWith({ Deno: { version: {} }, Bun: {}, navigator })).toBe(
+      `${sdk} Cloudflare-Workers`,
+    );
+  });
+
+  it('the runtime’s own navigator.userAgent when it is one short printable token, else "edge"', async () => {
+    const agent = (userAgent: unknown) =>
+      userAgentWith({ Deno: undefined, Bun: undefined, navigator: { userAgent } });
+    expect(await agent('Cloudflare-Workers')).toBe(`${sdk} Cloudflare-Workers`);
+    expect(await agent('x'.repeat(40))).toBe(`${sdk} ${'x'.repeat(40)}`);
+    expect(await agent('x'.repeat(41))).toBe(`${sdk} edge`);
+    expect(await agent('')).toBe(`${sdk} edge`);
+    expect(await agent('Mozilla/5.0 (X11; Linux x86_64)')).toBe(`${sdk} edge`);
+    expect(await agent('Workers\u00e9')).toBe(`${sdk} edge`);
+    expect(await agent(42)).toBe(`${sdk} edge`);
+    expect(await userAgentWith({ Deno: undefined, Bun: undefined, navigator: undefined })).toBe(
+      `${sdk} edge`,
+    );
   });
 });

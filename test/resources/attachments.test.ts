@@ -197,6 +197,25 @@ describe('{ file } attachment references', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('points at the reference past the tenth file too (the upload names it files[10])', async () => {
+    api();
+    const file = (n: number) => ({ file: { data: Buffer.from(`f${n}`), filename: `f${n}.txt` } });
+    const error = await client()
+      .incidents.create({
+        ...incident,
+        attachments: [
+          { attachmentId: uuid },
+          ...Array.from({ length: 10 }, (_, n) => file(n)),
+          { file: join(dir, 'missing.pdf') },
+        ],
+      })
+      .catch((e: unknown) => e);
+    expect((error as ClaimsValidationError).issues).toEqual([
+      { path: 'attachments[11].file', message: expect.stringMatching(/no such file/) },
+    ]);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('does not create the incident when the upload fails: not_sent, the upload error as cause', async () => {
     server.handle((req, res) => json(res, req.path === '/attachments' ? 500 : 201, { incidentId: 'X' }));
     const error = await client()
@@ -208,8 +227,9 @@ describe('{ file } attachment references', () => {
     // The upload's class and status, restated for the incident that was not sent.
     expect(error).toBeInstanceOf(InternalServerError);
     expect((error as InternalServerError).status).toBe(500);
-    expect((error as Error).message).toMatch(
-      /^The incident was not sent: uploading its \{ file \} attachments failed/,
+    const cause = (error as Error).cause as Error;
+    expect((error as Error).message).toBe(
+      `The incident was not sent: uploading its { file } attachments failed (InternalServerError: ${cause.message})`,
     );
     expect(outcomeOf(error)).toBe('not_sent');
     // The upload itself may have been processed: its own error says so.

@@ -2,13 +2,16 @@ import { describe, expect, it } from 'vitest';
 import {
   ClaimsClient,
   type ClaimsClientOptions,
+  ClaimsConnectionError,
   ClaimsResponseValidationError,
   ClaimsValidationError,
   type IncidentFieldDescriptor,
   InternalServerError,
+  outcomeOf,
 } from '../../src/index.js';
-import { causeOfLoss } from '../helpers/fixtures.js';
+import { causeOfLoss, incident } from '../helpers/fixtures.js';
 import { json, useRecordingServer } from '../helpers/recording-server.js';
+import { routeNamingClient } from '../helpers/route-names.js';
 
 const TOKEN = 'tok_live_metadata_5ecr3t';
 const query = { programmeCode: 'PRG-HOME', policyTypeCode: 'HOME-STD', countryCode: 'GB' };
@@ -118,6 +121,15 @@ describe('metadata.programmes', () => {
     expect(req?.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
+  it('refuses a query that is not one of strings before sending anything', async () => {
+    const error = await client()
+      .metadata.programmes({ country: 5 } as never)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsValidationError);
+    expect((error as ClaimsValidationError).issues.map((i) => i.path)).toEqual(['query.country']);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('passes a query on as query parameters', async () => {
     server.handle((_r, res) => json(res, 200, []));
     await client().metadata.programmes({ country: 'GB', active: 'true' });
@@ -170,5 +182,40 @@ describe('metadata.requiredFields', () => {
     expect(error).toBeInstanceOf(ClaimsValidationError);
     expect((error as ClaimsValidationError).issues[0]?.path).toBe('query.countryCode');
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('metadata calls as a trace names them', () => {
+  it('by their route: GET /metadata/incidents, GET /metadata/programmes', async () => {
+    const { client: c, routes } = routeNamingClient(async () => Response.json([]));
+    await c.metadata.incidentFields(query);
+    await c.metadata.programmes();
+    expect(routes).toEqual(['GET /metadata/incidents', 'GET /metadata/programmes']);
+  });
+});
+
+describe('metadata.incidentFields without a query', () => {
+  it('is refused as a bad query, nothing sent (not a TypeError)', async () => {
+    const error = await client()
+      .metadata.incidentFields(undefined as never)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsValidationError);
+    expect((error as ClaimsValidationError).issues.map((i) => i.path)).toEqual(['query']);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('the extended-field check when the form cannot be read', () => {
+  it('names the form and the look-up error’s class when no answer came (a connection never opened)', async () => {
+    const { client: c } = routeNamingClient(() => Promise.reject(new TypeError('fetch failed')));
+    const error = await c.incidents
+      .create({ ...incident, extendedFields: [{ identifier: 'claim_form:Cause_Of_Loss', value: 'Fire' }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsConnectionError);
+    expect((error as Error).cause).toBeInstanceOf(ClaimsConnectionError);
+    expect(outcomeOf(error)).toBe('not_sent');
+    expect((error as Error).message).toBe(
+      `Cannot check extendedFields: the incident form metadata for programme "${incident.programmeCode}", policy type "${incident.policyTypeCode}", country "${incident.policyCountry}" could not be read (ClaimsConnectionError). The claim was not sent; the look-up's error is the cause.`,
+    );
   });
 });

@@ -178,6 +178,13 @@ describe('client.subscriptions.plan / apply against the sandbox', () => {
     expect(await paths({ ...valid, version: 2 })).toEqual(['kind']);
     expect(await paths({ ...valid, kind: 'x' })).toEqual(['kind']);
     expect(await paths({ ...valid, changes: 'x' })).toEqual(['changes']);
+    expect(
+      (
+        (await client.subscriptions
+          .apply({ ...valid, changes: 'x' } as never)
+          .catch((e: unknown) => e)) as ClaimsValidationError
+      ).issues,
+    ).toEqual([{ path: 'changes', message: 'must be an array' }]);
     expect(await paths({ ...valid, webhookId: undefined })).toEqual(['webhookId']);
     expect(
       await paths({ ...valid, changes: [{ action: 'update', patch: null, subscriptionId: 1 }] }),
