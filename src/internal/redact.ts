@@ -101,9 +101,11 @@ export class Redactor {
 
   /**
    * Redacts an error and its cause chain where they hold the token: `message`, `stack` and,
-   * for an API error, `body`, `headers` and `url`. Only properties that hold the token are
-   * rewritten (the error stays the same object, of the same class), so an error that holds
-   * no secret is left as it was.
+   * for an API error, `body`, `headers` and `url`, own or inherited (a redacted one is made
+   * the error's own). Only properties that hold the token are rewritten (the error stays the
+   * same object, of the same class), so an error that holds no secret is left as it was; a
+   * `body` or `headers` that JSON cannot write (a cycle, a BigInt), and so cannot be
+   * searched, is replaced by `[REDACTED]`.
    */
   error<E>(error: E): E {
     let current: unknown = error;
@@ -117,10 +119,10 @@ export class Redactor {
         if (typeof text === 'string' && this.finds(text)) this.#rewrite(current, key, this.text(text));
       }
       for (const key of ['body', 'headers'] as const) {
-        // Stryker disable next-line StringLiteral: the fallback is for an `undefined` field, and no other string holds the token either
-        if (Object.hasOwn(current, key) && this.finds(JSON.stringify(fields[key]) ?? '')) {
-          this.#rewrite(current, key, this.value(fields[key]));
-        }
+        const json = jsonOf(fields[key]);
+        // What JSON cannot write (a cycle, a BigInt) cannot be searched: replaced, as past the depth cut.
+        if (json === null) this.#rewrite(current, key, REDACTED);
+        else if (this.finds(json)) this.#rewrite(current, key, this.value(fields[key]));
       }
       current = current.cause;
     }
@@ -139,6 +141,16 @@ export class Redactor {
     } catch {
       // A frozen error of someone else's: nothing we can do to it.
     }
+  }
+}
+
+/** The value as JSON (`''` for `undefined`), or `null` where JSON cannot write it. */
+function jsonOf(value: unknown): string | null {
+  try {
+    // Stryker disable next-line StringLiteral: the fallback is for an `undefined` field, and no other string holds the token either
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return null;
   }
 }
 

@@ -7,7 +7,7 @@
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaimsClient, type Logger } from '../../src/index.js';
+import { ClaimsClient, ClaimsConnectionError, type Logger } from '../../src/index.js';
 import { REDACTED, Redactor, redactorFor } from '../../src/internal/redact.js';
 import { type FaultServer, httpFaultServer, WIRES } from '../faults/fault-server.js';
 import { incident } from '../helpers/fixtures.js';
@@ -314,6 +314,79 @@ describe('Redactor.error', () => {
       writable: true,
       enumerable: false,
     });
+  });
+});
+
+describe('Redactor.error: what it leaves, how far it goes, what it cannot read', () => {
+  const token = 's3cret';
+
+  it('leaves an error that holds no token as it was: no field added, copied or replaced', () => {
+    class Inherited extends Error {}
+    Object.defineProperty(Inherited.prototype, 'message', { value: 'inherited words', writable: true });
+    const cause = Object.assign(new Inherited(), { url: Symbol('no string') });
+    const body = { echo: 'no secret' };
+    const headers = { 'x-a': '1' };
+    const error = Object.assign(new Error('failed', { cause }), { body, headers });
+    Object.defineProperty(error, 'url', { get: () => 'https://h/x', enumerable: true });
+    const plain = new Error('plain');
+    const before = [error, cause, plain].map((e) => Object.getOwnPropertyDescriptors(e));
+    expect(new Redactor(token).error(error)).toBe(error);
+    new Redactor(token).error(plain);
+    expect([error, cause, plain].map((e) => Object.getOwnPropertyDescriptors(e))).toEqual(before);
+    expect(error.body).toBe(body);
+    expect(error.headers).toBe(headers);
+    expect(Object.hasOwn(cause, 'message')).toBe(false);
+    expect(Object.hasOwn(plain, 'body') || Object.hasOwn(plain, 'headers')).toBe(false);
+  });
+
+  it('gives an inherited body or headers holding the token an own redacted copy', () => {
+    class Echoed extends Error {}
+    Object.defineProperty(Echoed.prototype, 'body', { value: { echo: token } });
+    Object.defineProperty(Echoed.prototype, 'headers', { value: { 'x-echo': token } });
+    const error = new Echoed('failed') as Echoed & { body: unknown; headers: unknown };
+    new Redactor(token).error(error);
+    expect(Object.getOwnPropertyDescriptors(error)).toMatchObject({
+      body: { value: { echo: REDACTED }, enumerable: false },
+      headers: { value: { 'x-echo': REDACTED }, enumerable: false },
+    });
+  });
+
+  it('follows a cause chain 8 errors deep and no further (a chain may be endless)', () => {
+    const chain = Array.from({ length: 10 }, (_, i) => new Error(`error ${i}: ${token}`));
+    for (const [i, error] of chain.entries()) if (i > 0) (chain[i - 1] as Error).cause = error;
+    new Redactor(token).error(chain[0]);
+    expect(chain.map((error) => error.message)).toEqual([
+      ...Array.from({ length: 8 }, (_, i) => `error ${i}: ${REDACTED}`),
+      `error 8: ${token}`,
+      `error 9: ${token}`,
+    ]);
+  });
+
+  it('replaces a body or headers that JSON cannot write (a cycle, a BigInt), and does not throw', () => {
+    const cyclic: Record<string, unknown> = { echo: 'no secret' };
+    cyclic.self = cyclic;
+    const error = Object.assign(new Error('failed'), { body: cyclic, headers: { n: 1n } });
+    expect(new Redactor(token).error(error)).toBe(error);
+    expect(error.body).toBe(REDACTED);
+    expect(error.headers).toBe(REDACTED);
+    expect(Object.keys(error)).toEqual(['body', 'headers']);
+  });
+
+  it("a user's fetch failing with such an error still fails the call with a connection error", async () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const client = new ClaimsClient({
+      baseUrl: 'https://api.example',
+      accessToken: 'a-token-of-some-length',
+      maxRetries: 0,
+      fetch: async () => {
+        throw Object.assign(new TypeError('fetch failed'), { body: cyclic });
+      },
+    });
+    const error = await client.subscriptions.list(1).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsConnectionError);
+    expect((error as ClaimsConnectionError).outcome).toBe('unknown');
+    expect(((error as Error).cause as { body: unknown }).body).toBe(REDACTED);
   });
 });
 
