@@ -10,6 +10,7 @@ import {
   timeoutIssues,
 } from './internal/options.js';
 import { quote } from './internal/quote.js';
+import { REDACTED } from './internal/redact.js';
 import { isLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel, resolveLog } from './logger.js';
 import type { Platform } from './platform/types.js';
 import { Attachments } from './resources/attachments.js';
@@ -232,9 +233,18 @@ function userAgent(extra: string | undefined, runtime: string): string {
  * query parameter, replaced), `undefined`, `null`, a number, or the kind of anything else.
  */
 function given(value: unknown): string {
-  if (typeof value === 'string') return quote(redactUrl(value));
+  if (typeof value === 'string') return quote(redactUrl(withoutUserinfo(value)));
   if (value === undefined || value === null || typeof value === 'number') return String(value);
   return kind(value);
+}
+
+/**
+ * A base URL that is refused may be no URL at all because of its password: one holding `/`,
+ * `?` or `#` ends the authority before its `@`, and one without `scheme://` has none. Whatever
+ * stands before the last `@` (after the scheme) is taken as a user name and password.
+ */
+function withoutUserinfo(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/is, `$1${REDACTED}@`);
 }
 
 /** What it says `accessToken` was: never the text of a string, which may be a real token. */

@@ -316,7 +316,8 @@ export class Transport {
           attempt = phase === 'processed' ? bodyAttempt(failure) : failureAttempt(failure);
         } else {
           const status = (response as WireResponse).status;
-          phase = status >= 400 && status < 500 ? 'rejected' : 'unknown';
+          // What an abort while this answer is read leaves: the table's outcome of the answer.
+          phase = attemptOutcome({ kind: 'answer', status, retryAfterMs: undefined });
           // An error answer may come before the upload was all read (an early 429): stop sending it,
           // before reading the answer, which a caller's abort may cut short.
           if (typeof wireBody === 'object') wireBody.destroy();
@@ -444,8 +445,11 @@ export class Transport {
     } catch (error) {
       // Stopped meanwhile (the race rejected with STOPPED): the call's catch replaces this error
       // with its own AbortError or ClaimsTimeoutError, as it does any error of a stopped call.
+      // After a 401 the provider may quote the token refused, in its words and in its error
+      // (kept as the cause): neither shows it.
       // Stryker disable next-line StringLiteral: with no 401 yet there is no refused token to redact: '' stands for none, and any other string is one no provider's words hold
-      throw tokenError(providerFailure(error, refresh, refused ?? ''), error, outcome);
+      const redactor = redactorFor(refused ?? '');
+      throw tokenError(providerFailure(error, refresh, redactor), redactor.error(error), outcome);
     } finally {
       signal.unwatchIdle();
     }

@@ -357,6 +357,24 @@ describe('options refused, each with what to give instead', () => {
       `${BASE_URL_MESSAGE}; got "ftp://[REDACTED]:[REDACTED]@claims.example.com/?api_key=[REDACTED]&x=2"`,
     ],
     [
+      'a baseUrl whose password holds a "/" (so no URL at all), the password not shown',
+      { baseUrl: 'https://me:hunt/er2@claims.example.com/api' },
+      'baseUrl',
+      `${BASE_URL_MESSAGE}; got "https://[REDACTED]:[REDACTED]@claims.example.com/api"`,
+    ],
+    [
+      'a baseUrl whose password holds "?" and "#", the password not shown',
+      { baseUrl: 'https://me:h?un#ter2@claims.example.com' },
+      'baseUrl',
+      `${BASE_URL_MESSAGE}; got "https://[REDACTED]:[REDACTED]@claims.example.com"`,
+    ],
+    [
+      'a baseUrl without its scheme, user name and password not shown',
+      { baseUrl: 'me:hunter2@claims.example.com' },
+      'baseUrl',
+      `${BASE_URL_MESSAGE}; got "[REDACTED]@claims.example.com"`,
+    ],
+    [
       'an https baseUrl with a user name and password',
       { baseUrl: 'https://me:hunter2@claims.example.com/api' },
       'baseUrl',

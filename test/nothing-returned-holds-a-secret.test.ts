@@ -100,6 +100,7 @@ const TOKENS: ReadonlyArray<{
   accessToken: (url: string) => ClaimsClientOptions['accessToken'];
 }> = [
   { name: 'a static token', accessToken: () => TOKEN },
+  { name: 'a token function', accessToken: () => async () => TOKEN },
   {
     name: 'OAuth client credentials',
     accessToken: (url) =>
@@ -151,6 +152,57 @@ describe.each(WIRES)('$name wire', ({ make }) => {
 });
 
 describe('a fetch that fails quoting the request it was given', () => {
+  /** How a user's fetch, or a wrapper of it (ky, ofetch, an axios adapter), may fail holding the request. */
+  const FAILURES: ReadonlyArray<{ name: string; fail: (url: string, init: RequestInit) => unknown }> = [
+    {
+      name: 'an error keeping the Request (ky, ofetch)',
+      fail: (url, init) => Object.assign(new TypeError('fetch failed'), { request: new Request(url, init) }),
+    },
+    {
+      name: 'an error keeping the init and a Headers',
+      fail: (_url, init) =>
+        Object.assign(new TypeError('fetch failed'), {
+          options: init,
+          headers: new Headers(init.headers as Record<string, string>),
+        }),
+    },
+    {
+      name: 'an AggregateError of attempts quoting the header',
+      fail: (_url, init) =>
+        new AggregateError(
+          [new Error(`sent ${(init.headers as Record<string, string>).authorization}`)],
+          'all attempts failed',
+        ),
+    },
+    {
+      name: 'a cause chain ten deep',
+      fail: (_url, init) => {
+        let error = new Error(`deep ${(init.headers as Record<string, string>).authorization}`);
+        for (let i = 0; i < 10; i++) error = new Error(`wrap ${i}`, { cause: error });
+        return error;
+      },
+    },
+    { name: 'a thrown string', fail: (_url, init) => `failed: ${JSON.stringify(init.headers)}` },
+    { name: 'a thrown plain object', fail: (_url, init) => ({ message: 'failed', init }) },
+  ];
+
+  it.each(FAILURES)('$name: kept as the cause, it shows no secret', async ({ fail }) => {
+    const client = new ClaimsClient({
+      baseUrl: 'http://127.0.0.1:9',
+      accessToken: TOKEN,
+      maxRetries: 0,
+      fetch: async (url, init) => {
+        throw fail(String(url), init);
+      },
+    });
+    const promise = client.metadata.programmes();
+    const error = await promise.catch((e: unknown) => e);
+    expect((error as Error).name).toBe('ClaimsConnectionError');
+    expect((error as Error).cause).toBeDefined();
+    expectNoSecret('the error', error);
+    expectNoSecret('the rejected promise', promise);
+  });
+
   it('its error, kept as the cause, shows no secret', async () => {
     const client = new ClaimsClient({
       baseUrl: 'http://127.0.0.1:9',

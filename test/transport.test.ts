@@ -1716,6 +1716,27 @@ describe('the transport alone: what each attempt sends, and what a stopped call 
       /^accessToken provider failed after a 401: Error: cannot refresh /,
     );
     expect((error as Error).message).not.toContain(refused);
+    // Its error, kept as the cause, shows it no more: not in its words, nor in a field of its own.
+    expect(inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true })).not.toContain(refused);
+  });
+
+  it('a token provider failing after a 401 with an error that keeps the refused token in a field and a cause: neither shows it', async () => {
+    const refused = 'tok_refused_by_the_api_8c1f';
+    let asked = 0;
+    const thrown = Object.assign(new Error('cannot refresh', { cause: new Error(`revoked: ${refused}`) }), {
+      token: refused,
+    });
+    const error = await played(async () => answered(401, ''), {
+      accessToken: () => {
+        if (++asked === 2) throw thrown;
+        return refused;
+      },
+    })
+      .request({ method: 'GET', path: '/x' })
+      .catch((e: unknown) => e);
+    expect((error as Error).cause).toBe(thrown);
+    expect(thrown).toMatchObject({ token: '[REDACTED]', cause: { message: 'revoked: [REDACTED]' } });
+    expect(inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true })).not.toContain(refused);
   });
 
   it('a token provider that never answers: a timeout after timeoutMs that names it, nothing sent', async () => {

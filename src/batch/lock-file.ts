@@ -138,18 +138,15 @@ function isStale(holder: Holder | undefined): boolean {
   return !isAlive(holder.pid);
 }
 
-// Stryker disable BlockStatement: an empty catch answers undefined (dead) as ESRCH does; EPERM needs another user's process (see below)
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
     // EPERM: it exists, owned by someone else.
-    // Stryker disable next-line ConditionalExpression,StringLiteral: EPERM needs another user's process; the tests run as root, whom kill(pid, 0) never refuses
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
-// Stryker restore BlockStatement
 
 /** Creates `path` holding `holder`, complete from the first instant; false when the name is taken. */
 async function createWhole(path: string, holder: Holder): Promise<boolean> {

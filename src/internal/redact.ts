@@ -32,8 +32,10 @@ const STANDS_ALONE_AFTER = `(?!${WORD})`;
 
 /** A deep value is walked this far; below, a whole branch is replaced rather than leak. */
 const MAX_DEPTH = 32;
-/** A cause chain is followed this far (it may be a cycle). */
-const MAX_CAUSES = 8;
+/** Errors linked to an error (causes, an `AggregateError`'s `errors`) redacted at most; past it, a link holding the token is cut. */
+const MAX_ERRORS = 32;
+/** Objects looked into at most for the token, in one field; a wider one is taken as holding it. */
+const MAX_WALKED = 10_000;
 
 /** Redacts one token from text, parsed values, headers and errors. */
 export class Redactor {
@@ -100,36 +102,110 @@ export class Redactor {
   }
 
   /**
-   * Redacts an error and its cause chain where they hold the token: `message`, `stack` and,
-   * for an API error, `body`, `headers` and `url`, own or inherited (a redacted one is made
-   * the error's own). Only properties that hold the token are rewritten (the error stays the
-   * same object, of the same class), so an error that holds no secret is left as it was; a
-   * `body` or `headers` that JSON cannot write (a cycle, a BigInt), and so cannot be
-   * searched, is replaced by `[REDACTED]`.
+   * Redacts an error (a wire's, a user's `fetch`'s, a token provider's) wherever it holds the
+   * token, as `util.inspect` or a walk of its properties would show it: `message`, `stack` and
+   * every other own field (an API error's `body` and `headers`, the `request` or `options` a
+   * fetch wrapper keeps), down its `cause` chain and an `AggregateError`'s `errors`. The errors
+   * stay the same objects, of the same class, and only fields that hold the token are rewritten:
+   * with a redacted copy (a string, a plain object or array), else with `[REDACTED]` (a
+   * `Request`, a `Headers`: their state is out of reach). An error linked past
+   * {@link MAX_ERRORS} that holds the token is cut off the same way. A cause that is no error (a
+   * thrown string or object) is given back redacted.
    */
   error<E>(error: E): E {
-    let current: unknown = error;
-    const seen = new Set<unknown>();
-    for (let i = 0; i < MAX_CAUSES && current instanceof Error && !seen.has(current); i++) {
-      seen.add(current);
+    try {
+      return this.#error(error);
+    } catch {
+      // Something that throws when looked into (a getter, a Proxy): it cannot be shown safely.
+      return REDACTED as E;
+    }
+  }
+
+  #error<E>(error: E): E {
+    if (!(error instanceof Error)) return this.#holds(error) ? (this.#clean(error) as E) : error;
+    const queue: Error[] = [error];
+    const seen = new Set<Error>(queue);
+    for (let i = 0; i < queue.length; i++) {
+      const current = queue[i] as Error;
       const fields = current as unknown as Record<string, unknown>;
       // Read before rewriting: the stack may be formatted from the message on first read.
-      const texts = (['stack', 'message', 'url'] as const).map((key) => [key, fields[key]] as const);
+      const texts = (['stack', 'message'] as const).map((key) => [key, fields[key]] as const);
       for (const [key, text] of texts) {
         if (typeof text === 'string' && this.finds(text)) this.#rewrite(current, key, this.text(text));
       }
-      for (const key of ['body', 'headers'] as const) {
-        const json = jsonOf(fields[key]);
-        // What JSON cannot write (a cycle, a BigInt) cannot be searched: replaced, as past the depth cut.
-        if (json === null) this.#rewrite(current, key, REDACTED);
-        else if (this.finds(json)) this.#rewrite(current, key, this.value(fields[key]));
+      for (const key of Reflect.ownKeys(current)) {
+        if (key === 'stack' || key === 'message') continue;
+        // An own accessor (inspect does not call it) reads as undefined here: left as it is.
+        const value: unknown = Object.getOwnPropertyDescriptor(current, key)?.value;
+        const kept = Array.isArray(value)
+          ? this.#linkAll(value, queue, seen)
+          : this.#link(value, queue, seen);
+        if (kept !== value) this.#rewrite(current, key, kept);
       }
-      current = current.cause;
     }
     return error;
   }
 
-  #rewrite(target: object, key: string, value: unknown): void {
+  /** A field's value as it may stay: an error is queued (its own fields are redacted in turn). */
+  #link(value: unknown, queue: Error[], seen: Set<Error>): unknown {
+    if (!(value instanceof Error)) return this.#holds(value) ? this.#clean(value) : value;
+    if (seen.has(value)) return value;
+    if (seen.size >= MAX_ERRORS) return this.#holds(value) ? REDACTED : value;
+    seen.add(value);
+    queue.push(value);
+    return value;
+  }
+
+  /** An array (an `AggregateError`'s `errors`) item by item; a new array only when one changed. */
+  #linkAll(values: unknown[], queue: Error[], seen: Set<Error>): unknown {
+    const kept = values.map((value) => this.#link(value, queue, seen));
+    return kept.some((value, i) => value !== values[i]) ? kept : values;
+  }
+
+  /**
+   * Whether the token shows anywhere in `value`: its strings, keys and numbers, own properties
+   * (symbols and hidden ones too), and what the platform keeps out of sight but prints
+   * (`Headers`, a `Request`'s or `Response`'s URL and headers, a `URL`, a `Map`, a `Set`).
+   * What lies too deep or too wide to tell is taken as holding it.
+   */
+  #holds(value: unknown, depth = 0, seen = new Set<object>()): boolean {
+    if (typeof value === 'string') return this.finds(value);
+    if (typeof value === 'number' || typeof value === 'bigint') return this.finds(String(value));
+    // Bytes print as numbers, never as the token's text (and a large buffer has a key per byte).
+    if (
+      value === null ||
+      typeof value !== 'object' ||
+      ArrayBuffer.isView(value) ||
+      value instanceof ArrayBuffer
+    )
+      return false;
+    if (seen.has(value)) return false;
+    if (depth >= MAX_DEPTH || seen.size >= MAX_WALKED) return true;
+    seen.add(value);
+    const inner: unknown[] = [];
+    if (value instanceof Error) inner.push(value.stack, value.message);
+    if (value instanceof URL) inner.push(value.href);
+    if (isFetchObject(value)) inner.push(value.url, value.headers);
+    if (value instanceof Map || isHeaders(value)) for (const [key, item] of value) inner.push(key, item);
+    if (value instanceof Set) inner.push(...value);
+    for (const key of Reflect.ownKeys(value)) {
+      if (typeof key === 'string') inner.push(key);
+      inner.push(Object.getOwnPropertyDescriptor(value, key)?.value);
+    }
+    return inner.some((item) => this.#holds(item, depth + 1, seen));
+  }
+
+  /** What replaces a value that holds the token. */
+  #clean(value: unknown): unknown {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint')
+      return this.text(String(value));
+    const proto = Object.getPrototypeOf(value);
+    return Array.isArray(value) || proto === Object.prototype || proto === null
+      ? this.value(value)
+      : REDACTED;
+  }
+
+  #rewrite(target: object, key: PropertyKey, value: unknown): void {
     const descriptor = Object.getOwnPropertyDescriptor(target, key);
     try {
       Object.defineProperty(target, key, {
@@ -141,16 +217,6 @@ export class Redactor {
     } catch {
       // A frozen error of someone else's: nothing we can do to it.
     }
-  }
-}
-
-/** The value as JSON (`''` for `undefined`), or `null` where JSON cannot write it. */
-function jsonOf(value: unknown): string | null {
-  try {
-    // Stryker disable next-line StringLiteral: the fallback is for an `undefined` field, and no other string holds the token either
-    return JSON.stringify(value) ?? '';
-  } catch {
-    return null;
   }
 }
 
@@ -169,6 +235,19 @@ export function redactorFor(token: string): Redactor {
     recent.set(token, redactor);
   }
   return redactor;
+}
+
+/** A `Headers` (every runtime has one; checked in case one does not). */
+function isHeaders(value: object): value is Headers {
+  return typeof Headers === 'function' && value instanceof Headers;
+}
+
+/** A `Request` or `Response`: their URL and headers are printed, not own properties. */
+function isFetchObject(value: object): value is Request | Response {
+  return (
+    (typeof Request === 'function' && value instanceof Request) ||
+    (typeof Response === 'function' && value instanceof Response)
+  );
 }
 
 /** Every spelling of the token, alone when it is short (see {@link STANDALONE_BELOW}). */

@@ -15,9 +15,14 @@ import { type Sent, stopped, WireFailure } from './failure.js';
 import type { RawHeaders, WireResponse, WireSignal } from './types.js';
 
 /**
+ * undici's code of a connect timeout, which the `node:http` wire gives its own connect timeout
+ * too: one code, so the rule below is one for every wire.
+ */
+export const CONNECT_TIMEOUT_CODE = 'UND_ERR_CONNECT_TIMEOUT';
+
+/**
  * Codes meaning the connection was never opened, so the server cannot have seen the request:
- * undici's and Node's (`UND_ERR_CONNECT_TIMEOUT` is also the code of the `node:http` wire's
- * own connect timeout, so the rule is one for every wire).
+ * undici's and Node's.
  */
 const NOT_CONNECTED_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
@@ -25,7 +30,7 @@ const NOT_CONNECTED_CODES: ReadonlySet<string> = new Set([
   'EAI_AGAIN',
   'EHOSTUNREACH',
   'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
+  CONNECT_TIMEOUT_CODE,
 ]);
 
 /**

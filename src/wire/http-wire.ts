@@ -4,6 +4,7 @@ import {
   AttemptClock,
   type AttemptState,
   type BodySource,
+  CONNECT_TIMEOUT_CODE,
   failureOf,
   NODE_WORDING,
   WireAnswer,
@@ -20,11 +21,6 @@ import type { Wire, WireRequest, WireResponse } from './types.js';
  * give up on an unreachable host at the same time.
  */
 const CONNECT_TIMEOUT_MS = 10_000;
-/**
- * The code a connect timeout's cause carries: undici's, which the wire core knows as "never
- * connected" (nothing was sent, a POST may be repeated), so the rule is one for both wires.
- */
-const CONNECT_TIMEOUT_CODE = 'UND_ERR_CONNECT_TIMEOUT';
 
 /**
  * A wire over Node's built-in `node:http`/`node:https`, for JSON requests (a string body or

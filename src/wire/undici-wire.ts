@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import {
   type AttemptState,
   type BodySource,
+  CONNECT_TIMEOUT_CODE,
   failureOf,
   NODE_WORDING,
   WireAnswer,
@@ -19,7 +20,7 @@ const TIMEOUT_CODES: ReadonlySet<unknown> = new Set(['UND_ERR_HEADERS_TIMEOUT', 
 const WORDING: Wording = {
   ...NODE_WORDING,
   // Connecting is bounded by the dispatcher's connect timeout (undici's default: 10 s), not timeoutMs.
-  connectTimeout: "the dispatcher's connect timeout passed (UND_ERR_CONNECT_TIMEOUT)",
+  connectTimeout: `the dispatcher's connect timeout passed (${CONNECT_TIMEOUT_CODE})`,
 };
 
 // undici is loaded on the first request, not on import (see undici-agents.ts).

@@ -97,6 +97,27 @@ describe('the lock: whose it is', () => {
     expect((await refusal(Journal.open(path))).message).toContain('on another-host since then');
   });
 
+  it("refuses a process of this host that it may not signal (another user's: EPERM) as live, and takes one that is gone (ESRCH)", async () => {
+    // The tests run as root, whom kill(pid, 0) never refuses: another user's process is played.
+    const pid = await deadPid();
+    const errno = (code: string) => Object.assign(new Error(`kill ${code}`), { code });
+    const kill = vi.spyOn(process, 'kill').mockImplementation((target) => {
+      if (target === pid) throw errno('EPERM');
+      return true;
+    });
+    try {
+      writeFileSync(`${path}.lock-${ino}-1`, holder(pid));
+      expect((await refusal(Journal.open(path))).message).toContain(`by process ${pid} on ${hostname()}`);
+      kill.mockImplementation(() => {
+        throw errno('ESRCH');
+      });
+      const journal = await Journal.open(path);
+      await journal.close();
+    } finally {
+      kill.mockRestore();
+    }
+  });
+
   it('refuses a lock file that is not one the SDK wrote (no pid, hostname or nonce of the right type)', async () => {
     for (const content of [
       JSON.stringify({ pid: '1', hostname: hostname(), nonce: 'n' }),

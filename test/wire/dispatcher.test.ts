@@ -1,8 +1,8 @@
 /**
- * The client's own dispatcher (src/wire/dispatcher.ts): when a request goes out on a fresh
- * connection after an idle gap (stale keep-alive sockets), how the server's `keep-alive` header
- * shortens that gap, and which undici agent the proxy variables choose. `OwnDispatcher` is
- * driven here with explicit clock readings, so the limits are checked to the millisecond.
+ * The client's own dispatcher (src/wire/dispatcher.ts): the stale dispatcher closed when a
+ * fresh one replaces it after an idle gap, close(), and which undici agent the proxy variables
+ * choose. When the gap is long enough, and what the server's `keep-alive` header changes, is the
+ * rule both pools share: idle-pool.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
@@ -47,42 +47,6 @@ describe('OwnDispatcher: a fresh connection after an idle gap', () => {
       { n: 1, closed: true },
       { n: 2, closed: false },
     ]);
-  });
-
-  it('the idle gap counts from the last answer (touch), not from when the request was sent', () => {
-    const { own } = numbered();
-    own.take(undici, 0);
-    own.touch(3_000, undefined);
-    expect(nOf(own.take(undici, 3_000 + IDLE_LIMIT_MS))).toBe(1);
-  });
-
-  it.each([
-    ['timeout=3', 2_000],
-    ['Timeout=3, max=100', 2_000],
-    ['max=100, timeout=2', 1_000],
-    ['timeout=1', 0],
-    ['timeout=0', 0],
-    // The server allows longer than we do: our own limit stays.
-    ['timeout=5', IDLE_LIMIT_MS],
-    ['timeout=15', IDLE_LIMIT_MS],
-    ['timeout=120', IDLE_LIMIT_MS],
-    // No timeout announced: our own limit.
-    ['max=100', IDLE_LIMIT_MS],
-    ['', IDLE_LIMIT_MS],
-  ])('keep-alive "%s": a fresh connection after more than %i ms idle', (keepAlive, limitMs) => {
-    const { own } = numbered();
-    own.take(undici, 0);
-    own.touch(10, keepAlive);
-    expect(nOf(own.take(undici, 10 + limitMs))).toBe(1);
-    expect(nOf(own.take(undici, 10 + 2 * limitMs + 1))).toBe(2);
-  });
-
-  it('a later answer without keep-alive keeps the limit the server announced before', () => {
-    const { own } = numbered();
-    own.take(undici, 0);
-    own.touch(0, 'timeout=2');
-    own.touch(100, undefined);
-    expect(nOf(own.take(undici, 1_101))).toBe(2);
   });
 
   it('a stale dispatcher whose close() fails is dropped quietly (no unhandled rejection)', async () => {

@@ -1,8 +1,8 @@
 /**
- * The stale socket rule of the `node:http` wire's agents, with the clock given by hand: when a
- * request gets a fresh agent (a fresh connection), what the server's `keep-alive` header changes,
- * and how an old agent is ended. http-stale-sockets.test.ts checks the same against a real
- * server and real freezes; this pins the exact limits, which those cannot time.
+ * The `node:http` wire's agents, with the clock given by hand: how an old agent is ended when a
+ * fresh one replaces it (the idle gap and the server's `keep-alive` header that decide when are
+ * the rule both pools share: idle-pool.test.ts), retired agents, close(), TLS options.
+ * http-stale-sockets.test.ts checks the same against a real server and real freezes.
  */
 import type { Agent } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -38,14 +38,6 @@ function setUp() {
 }
 
 describe('the node:http wire’s agents', () => {
-  it('reuse the agent up to 4 s idle, a fresh one after', () => {
-    const { take } = setUp();
-    expect(take(0)).toBe(1);
-    expect(take(4_000)).toBe(1);
-    expect(take(8_001)).toBe(2);
-    expect(take(8_001)).toBe(2);
-  });
-
   it('end the old agent without cutting a request short: idle sockets destroyed, busy ones on release', () => {
     const { made, take } = setUp();
     take(0);
@@ -68,49 +60,6 @@ describe('the node:http wire’s agents', () => {
     agents.retire(made[1] as unknown as Agent);
     expect(made[1]?.keepAlive).toBe(false);
     expect(take(3)).toBe(3);
-  });
-
-  it('count idle time from the last answer (touch), not from the request', () => {
-    const { agents, take } = setUp();
-    take(0);
-    agents.touch(3_000, undefined);
-    expect(take(7_000)).toBe(1);
-  });
-
-  it('take the server’s keep-alive less 1 s as the limit: timeout=3 gives 2 s', () => {
-    const { agents, take } = setUp();
-    take(0);
-    agents.touch(0, 'timeout=3, max=100');
-    expect(take(2_000)).toBe(1);
-    expect(take(4_001)).toBe(2);
-  });
-
-  it('read the keep-alive parameter whatever its case, and a number of several digits', () => {
-    const { agents, take } = setUp();
-    take(0);
-    agents.touch(0, 'Timeout=3');
-    expect(take(2_001)).toBe(2);
-    agents.touch(10_000, 'timeout=10');
-    // 9 s less than the server says, but never more than 4 s.
-    expect(take(14_000)).toBe(2);
-    expect(take(18_001)).toBe(3);
-  });
-
-  it('keep the limit when the answer has no keep-alive timeout', () => {
-    const { agents, take } = setUp();
-    take(0);
-    agents.touch(0, 'timeout=3');
-    agents.touch(0, 'max=100');
-    agents.touch(0, undefined);
-    expect(take(2_001)).toBe(2);
-  });
-
-  it('with a server keep-alive of 1 s or less (timeout=0), a fresh agent after any idle gap, never a negative limit', () => {
-    const { agents, take } = setUp();
-    take(0);
-    agents.touch(0, 'timeout=0');
-    expect(take(0)).toBe(1);
-    expect(take(1)).toBe(2);
   });
 
   it('after close(): every take is refused (nothing sent), and the agent is ended', async () => {

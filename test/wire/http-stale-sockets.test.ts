@@ -1,8 +1,9 @@
 /**
- * The stale socket rule on the `node:http` wire (stale-sockets.test.ts covers the default
- * client): after an idle gap longer than min(4 s, the server's keep-alive less 1 s) the next
- * request goes out on a fresh connection, while a busy client keeps reusing its connection.
- * The server runs in a worker thread, so it keeps running while this thread is frozen.
+ * The stale socket rule on the `node:http` wire, the default one (stale-sockets.test.ts runs
+ * the same on the undici wire): after an idle gap longer than min(4 s, the server's keep-alive
+ * less 1 s) the next request goes out on a fresh connection, while a busy client keeps reusing
+ * its connection. The server runs in a worker thread, so it keeps running while this thread is
+ * frozen.
  */
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';

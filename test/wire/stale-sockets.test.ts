@@ -1,9 +1,9 @@
 /**
- * Stale keep-alive sockets after a freeze (a serverless function between invocations): the
- * server closes idle sockets (FIN or RST) while the client's event loop cannot run, so the
- * client never sees it. The next POST must go out on a fresh connection: reach the server once,
- * succeed, never be duplicated. The server runs in a worker thread, so it keeps running while
- * the test's own thread is frozen.
+ * Stale keep-alive sockets after a freeze (a serverless function between invocations), on the
+ * undici wire (http-stale-sockets.test.ts: the node:http wire): the server closes idle sockets
+ * (FIN or RST) while the client's event loop cannot run, so the client never sees it. The next
+ * POST must go out on a fresh connection: reach the server once, succeed, never be duplicated.
+ * The server runs in a worker thread, so it keeps running while the test's own thread is frozen.
  */
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
