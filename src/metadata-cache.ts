@@ -100,7 +100,8 @@ export class MetadataCache {
       const abandon = () => {
         entry.waiters--;
         // Nobody else wants this answer: stop the request rather than let it run unobserved.
-        if (entry.waiters === 0 && entry.expiresAt === undefined) {
+        // (It has not arrived: its arrival stops this listener, right after setting expiresAt.)
+        if (entry.waiters === 0) {
           this.#drop(key, entry);
           entry.controller.abort();
         }
@@ -141,8 +142,8 @@ export class MetadataCache {
 }
 
 function isStale(entry: Entry, now: number): boolean {
-  // Stryker disable next-line ConditionalExpression: `undefined <= now` is false as well; the test says aloud that an entry in flight never goes stale
-  return entry.expiresAt !== undefined && entry.expiresAt <= now;
+  // An entry in flight never goes stale.
+  return (entry.expiresAt ?? Number.POSITIVE_INFINITY) <= now;
 }
 
 /**

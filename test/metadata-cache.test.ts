@@ -2,6 +2,7 @@ import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitingOn } from '../src/internal/abort-fanout.js';
 import { DEFAULT_MAX_ENTRIES, MetadataCache } from '../src/metadata-cache.js';
+import { outcomeOf } from '../src/outcome.js';
 import type { IncidentFieldDescriptor, IncidentFieldsQuery } from '../src/schemas/metadata.js';
 import type { CallOptions } from '../src/transport.js';
 
@@ -180,7 +181,13 @@ describe('MetadataCache', () => {
       const pending = cache.get(query, { signal: controller.signal });
       controller.abort(reason);
       const error = await pending.catch((e: unknown) => e);
-      expect(error).toMatchObject({ name: 'AbortError', cause: reason });
+      expect(error).toMatchObject({
+        name: 'AbortError',
+        cause: reason,
+        message: 'The operation was aborted',
+      });
+      // The caller gave up before its look-up answered: nothing of its call was sent.
+      expect(outcomeOf(error)).toBe('not_sent');
     });
 
     it('when every waiting caller aborted, the look-up is aborted and not kept', async () => {
@@ -218,9 +225,14 @@ describe('MetadataCache', () => {
     it('an already aborted signal rejects at once and asks nothing', async () => {
       const { calls, fetcher } = controlledFetcher();
       const cache = new MetadataCache(60_000, fetcher);
-      await expect(cache.get(query, { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      const reason = new Error('gone');
+      const error = await cache.get(query, { signal: AbortSignal.abort(reason) }).catch((e: unknown) => e);
+      expect(error).toMatchObject({
         name: 'AbortError',
+        cause: reason,
+        message: 'The operation was aborted',
       });
+      expect(outcomeOf(error)).toBe('not_sent');
       expect(calls).toHaveLength(0);
     });
 

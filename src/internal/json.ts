@@ -28,6 +28,7 @@ const ID_KEY = /(?:^|[a-z0-9])(?:Id|ID)$|(?:^|[_-])(?:id|ID)$/;
  * id JavaScript would write differently the string the server sent. Throws a SyntaxError like it.
  */
 export function parseJsonLossless(text: string): unknown {
+  // Stryker disable next-line ConditionalExpression: a shortcut only; the scan changes no other text (an unsafe integer has 16 digits or more, and an id written otherwise than JavaScript writes it matches ID_FLOAT)
   return JSON.parse(LONG_DIGITS.test(text) || ID_FLOAT.test(text) ? quoteInexactNumbers(text) : text);
 }
 
@@ -39,14 +40,19 @@ const COLON = 0x3a;
 /**
  * The text with quotes around every integer literal outside strings that is not a safe
  * integer, and every number literal that is an id's value and not written as JavaScript
- * writes it. A text that is not JSON stays not JSON (the scan changes only number literals).
+ * writes it. A text that is not JSON stays not JSON: the scan changes only number literals,
+ * and a string is valid wherever a number is, but for a number before a colon (where a key
+ * belongs), which it leaves.
  */
 export function quoteInexactNumbers(text: string): string {
   let out = '';
   let copiedTo = 0;
   let i = 0;
   const length = text.length;
-  // Whether the last string was an id key, and whether a number now would be its value.
+  // Whether the last string was an id key, and whether a number now would be its value: the
+  // last character outside strings and whitespace was a colon after that key. (In JSON a colon
+  // follows a string, and some other character stands between a value and the next number.)
+  // Stryker disable next-line BooleanLiteral: a colon before any string is no JSON, quoted or not
   let idKey = false;
   let idValue = false;
   // Stryker disable next-line EqualityOperator: at `i === length` the code is NaN, which is no quote, sign or digit: one more step and out
@@ -56,7 +62,6 @@ export function quoteInexactNumbers(text: string): string {
       const end = endOfString(text, i);
       // The key's last three characters say whether it is an id's (a long string is not re-read).
       idKey = ID_KEY.test(text.slice(Math.max(i + 1, end - 4), end - 1));
-      idValue = false;
       i = end;
       continue;
     }
@@ -66,18 +71,15 @@ export function quoteInexactNumbers(text: string): string {
       i++;
       while (isNumberChar(text.charCodeAt(i))) i++;
       const literal = text.slice(start, i);
-      if (mustQuote(literal, idValue)) {
+      // A number before a colon stands where a key belongs: quoted, a text that is no JSON would parse.
+      if (mustQuote(literal, idValue) && !beforeColon(text, i)) {
         out += `${text.slice(copiedTo, start)}"${literal}"`;
         copiedTo = i;
       }
-      idKey = idValue = false;
       continue;
     }
     // Whitespace between a key, its colon and its value changes nothing.
-    if (!isSpace(code)) {
-      idValue = code === COLON && idKey;
-      idKey = false;
-    }
+    if (!isSpace(code)) idValue = code === COLON && idKey;
     i++;
   }
   return out + text.slice(copiedTo);
@@ -107,6 +109,13 @@ export function endOfString(text: string, start: number): number {
     else i++;
   }
   return i;
+}
+
+/** Whether the next character at or after `i` that is not whitespace is a colon. */
+function beforeColon(text: string, i: number): boolean {
+  let j = i;
+  while (isSpace(text.charCodeAt(j))) j++;
+  return text.charCodeAt(j) === COLON;
 }
 
 function isDigit(code: number): boolean {

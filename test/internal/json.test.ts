@@ -143,3 +143,49 @@ describe('quoteInexactNumbers', () => {
     );
   });
 });
+
+describe('parseJsonLossless: where a number stands', () => {
+  it('a number where a key belongs stays no JSON, whatever stands between it and its colon', () => {
+    for (const text of [
+      '{12345678901234567890:1}',
+      '{"a":1,-12345678901234567890 \t\r\n:2}',
+      '{"id":1.0,12345678901234567890:2}',
+    ]) {
+      expect(() => parseJsonLossless(text), text).toThrow(SyntaxError);
+    }
+    // Before any other character, a number is a value: quoted as ever.
+    expect(parseJsonLossless('[12345678901234567890 \n,1]')).toEqual(['12345678901234567890', 1]);
+    expect(parseJsonLossless('{"n":12345678901234567890 }')).toEqual({ n: '12345678901234567890' });
+  });
+
+  it('a number that is the whole text is no id: a float parses as JSON.parse gives it', () => {
+    for (const text of ['12345678901234567.5', ' 0.12345678901234567890', '-1.5e+10000000000000000']) {
+      expect(parseJsonLossless(text), text).toBe(JSON.parse(text));
+    }
+    expect(parseJsonLossless('12345678901234567890')).toBe('12345678901234567890');
+  });
+
+  it('an id-like string that is a value makes no id of the number after it', () => {
+    // The id float after it makes the scan run.
+    expect(parseJsonLossless('{"ids":["incidentId",1.0,"x_id" , 2.50],"id":1.5e300}')).toEqual({
+      ids: ['incidentId', 1, 'x_id', 2.5],
+      id: '1.5e300',
+    });
+  });
+});
+
+describe('parseJsonLossless: ids', () => {
+  it('an id-like key ends with Id, ID, or is id after a separator: no other key is read as one', () => {
+    // The unsafe integer at the end makes the scan run.
+    const text =
+      '{"ids":1.0,"IDs":1.0,"userIds":1.50,"idle":2.0,"Identity":1e2,"id_x":-0,"n":12345678901234567890}';
+    expect(parseJsonLossless(text)).toEqual({ ...JSON.parse(text), n: '12345678901234567890' });
+  });
+
+  it('an id that is no JSON number stays no JSON', () => {
+    for (const literal of ['00.5', '01.5', '-01', '1.0.0', '1.', '1e+', '1e5e5', '-', '--1']) {
+      const text = `{"id":${literal}}`;
+      expect(() => parseJsonLossless(text), text).toThrow(SyntaxError);
+    }
+  });
+});

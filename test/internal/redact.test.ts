@@ -7,7 +7,7 @@
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaimsClient, type Logger } from '../../src/index.js';
+import { ClaimsClient, ClaimsConnectionError, type Logger } from '../../src/index.js';
 import { REDACTED, Redactor, redactorFor } from '../../src/internal/redact.js';
 import { type FaultServer, httpFaultServer, WIRES } from '../faults/fault-server.js';
 import { incident } from '../helpers/fixtures.js';
@@ -314,6 +314,56 @@ describe('Redactor.error', () => {
       writable: true,
       enumerable: false,
     });
+  });
+});
+
+describe('Redactor.error: what it leaves', () => {
+  const token = 's3cret';
+
+  it('leaves an error that holds no token as it was: no field added, copied or replaced', () => {
+    class Inherited extends Error {}
+    Object.defineProperty(Inherited.prototype, 'message', { value: 'inherited words', writable: true });
+    const cause = Object.assign(new Inherited(), { url: Symbol('no string') });
+    const body = { echo: 'no secret' };
+    const headers = { 'x-a': '1' };
+    const error = Object.assign(new Error('failed', { cause }), { body, headers });
+    Object.defineProperty(error, 'url', { get: () => 'https://h/x', enumerable: true });
+    const plain = new Error('plain');
+    const before = [error, cause, plain].map((e) => Object.getOwnPropertyDescriptors(e));
+    expect(new Redactor(token).error(error)).toBe(error);
+    new Redactor(token).error(plain);
+    expect([error, cause, plain].map((e) => Object.getOwnPropertyDescriptors(e))).toEqual(before);
+    expect(error.body).toBe(body);
+    expect(error.headers).toBe(headers);
+    expect(Object.hasOwn(cause, 'message')).toBe(false);
+    expect(Object.hasOwn(plain, 'body') || Object.hasOwn(plain, 'headers')).toBe(false);
+  });
+
+  it('leaves a body or headers JSON cannot write (a cycle, a BigInt) that holds no token', () => {
+    const cyclic: Record<string, unknown> = { echo: 'no secret' };
+    cyclic.self = cyclic;
+    const bigints = { n: 1n };
+    const error = Object.assign(new Error('failed'), { body: cyclic, headers: bigints });
+    expect(new Redactor(token).error(error)).toBe(error);
+    expect(error.body).toBe(cyclic);
+    expect(error.headers).toBe(bigints);
+  });
+
+  it("a user's fetch failing with such an error still fails the call with a connection error", async () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const client = new ClaimsClient({
+      baseUrl: 'https://api.example',
+      accessToken: 'a-token-of-some-length',
+      maxRetries: 0,
+      fetch: async () => {
+        throw Object.assign(new TypeError('fetch failed'), { body: cyclic });
+      },
+    });
+    const error = await client.subscriptions.list(1).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsConnectionError);
+    expect((error as ClaimsConnectionError).outcome).toBe('unknown');
+    expect(((error as Error).cause as { body: unknown }).body).toBe(cyclic);
   });
 });
 
