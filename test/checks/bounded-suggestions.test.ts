@@ -330,6 +330,9 @@ describe('the near-typo check of top-level keys, bounded', () => {
     expect(
       nearTypoOf('x'.repeat(MAX_SUGGESTION_LENGTH + 1), ['x'.repeat(MAX_SUGGESTION_LENGTH)]),
     ).toBeUndefined();
+    // A key of the length cap is still compared.
+    const atCap = 'x'.repeat(MAX_SUGGESTION_LENGTH);
+    expect(nearTypoOf(`${'x'.repeat(MAX_SUGGESTION_LENGTH - 1)}y`, [atCap])).toBe(atCap);
   });
 });
 
