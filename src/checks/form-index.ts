@@ -137,10 +137,13 @@ interface Name {
   field: string;
 }
 
-/** The identifiers of a form, lower-cased once, with the exact matches looked up in maps. */
+/**
+ * The identifiers of a form, lower-cased once, with the exact matches looked up in a map of
+ * field parts: an identifier equal to a whole one but for case has its field part too, and the
+ * first field part equal to it comes no later, so one map finds the earlier of both matches.
+ */
 class NameIndex {
   readonly #names: Name[] = [];
-  readonly #byWhole = new Map<string, number>();
   readonly #byField = new Map<string, number>();
 
   constructor(descriptors: readonly IncidentFieldDescriptor[]) {
@@ -148,7 +151,6 @@ class NameIndex {
       const whole = descriptor.identifier.toLowerCase();
       const field = fieldPart(whole);
       this.#names.push({ descriptor, whole, field });
-      if (!this.#byWhole.has(whole)) this.#byWhole.set(whole, i);
       if (!this.#byField.has(field)) this.#byField.set(field, i);
     });
   }
@@ -170,11 +172,7 @@ class NameIndex {
     }
     const wanted = identifier.toLowerCase();
     const wantedField = fieldPart(wanted);
-    const exact = Math.min(
-      this.#byWhole.get(wanted) ?? Number.POSITIVE_INFINITY,
-      this.#byField.get(wantedField) ?? Number.POSITIVE_INFINITY,
-    );
-    const found = this.#names[exact];
+    const found = this.#names[this.#byField.get(wantedField) ?? -1];
     if (found !== undefined) {
       const descriptor = found.descriptor;
       return { close: descriptor, nearest: descriptor, search: 'complete', compared: 1 };

@@ -1,4 +1,4 @@
-import { boundedDistance, MAX_SUGGESTION_LENGTH, type SuggestionBudget, threshold } from './suggest.js';
+import { boundedDistance, MAX_SUGGESTION_LENGTH, threshold } from './suggest.js';
 
 /**
  * The keys of a request type, as a list for the near-typo check. Written as an object so
@@ -16,18 +16,14 @@ export function documentedKeys<T>(keys: Record<keyof T, true>): string[] {
  * Bounded like every suggestion (see `suggest.ts`): a key longer than any documented one
  * by more than its tolerance costs one comparison of lengths, a 1 MB key included.
  */
-export function nearTypoOf(
-  key: string,
-  documented: readonly string[],
-  budget?: SuggestionBudget,
-): string | undefined {
+export function nearTypoOf(key: string, documented: readonly string[]): string | undefined {
   if (key.length > MAX_SUGGESTION_LENGTH || documented.includes(key)) return undefined;
   const wanted = key.toLowerCase();
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of documented) {
     const tolerance = threshold(candidate);
-    const distance = boundedDistance(wanted, candidate.toLowerCase(), tolerance, budget);
+    const distance = boundedDistance(wanted, candidate.toLowerCase(), tolerance);
     if (distance <= tolerance && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cachedFormIndex, FormIndex } from '../../src/checks/form-index.js';
+import { cachedFormIndex, FormIndex, ListIndex } from '../../src/checks/form-index.js';
 import { parseIncidentCreate } from '../../src/checks/incident-create.js';
 import { nearTypoOf } from '../../src/checks/near-typos.js';
 import {
@@ -113,6 +113,21 @@ describe('boundedDistance', () => {
     // Row 1 has 4 cells in its band, all past the limit at row 4 at the latest.
     expect(cells).toBeLessThanOrEqual(4 * 7);
     expect(workOf(() => boundedDistance('a'.repeat(10), 'a'.repeat(30), 5)).cells).toBe(0);
+  });
+
+  it('spends one cell per cell of the band it computes, up to the row where it stops', () => {
+    // Rows 1 to 4 of a band of width 1 each side: 2, 3, 3 and 2 cells.
+    expect(workOf(() => boundedDistance('abcd', 'abcd', 1, new SuggestionBudget())).cells).toBe(10);
+    // Row 2 is past the limit: 2 and 3 cells, then it stops.
+    expect(workOf(() => boundedDistance('aaaa', 'bbbb', 1, new SuggestionBudget())).cells).toBe(5);
+  });
+
+  it('is exact for texts past the length cap too: its rows grow, and stay right for short texts', () => {
+    const a = 'a'.repeat(MAX_SUGGESTION_LENGTH + 1);
+    expect(boundedDistance(a, `${'a'.repeat(MAX_SUGGESTION_LENGTH)}b`, 3)).toBe(1);
+    expect(editDistance('a'.repeat(300), `b${'a'.repeat(299)}`)).toBe(1);
+    expect(editDistance(a, 'b'.repeat(MAX_SUGGESTION_LENGTH + 1))).toBe(MAX_SUGGESTION_LENGTH + 1);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
   });
 });
 
@@ -230,6 +245,62 @@ describe('the extended-field suggestion, bounded', () => {
   });
 });
 
+describe('FormIndex.closest', () => {
+  const cellsOf = (run: () => unknown) => workOf(run).cells;
+
+  it('says what it found, how it searched and how many fields it compared', () => {
+    const near = { identifier: 'f:Abce' };
+    const index = new FormIndex([{ identifier: 'f:Wxyz' }, near]);
+    expect(index.closest('F:aBCE', new SuggestionBudget())).toEqual({
+      close: near,
+      nearest: near,
+      search: 'complete',
+      compared: 1,
+    });
+    expect(index.closest('f:Abcd', new SuggestionBudget())).toEqual({
+      close: near,
+      nearest: near,
+      search: 'complete',
+      compared: 2,
+    });
+  });
+
+  it(`compares a name of ${MAX_SUGGESTION_LENGTH} characters, and skips one longer`, () => {
+    const at = { identifier: `f:${'n'.repeat(MAX_SUGGESTION_LENGTH - 2)}` };
+    const past = { identifier: `f:${'n'.repeat(MAX_SUGGESTION_LENGTH - 1)}` };
+    const typed = `f:${'n'.repeat(MAX_SUGGESTION_LENGTH - 3)}x`;
+    expect(new FormIndex([at]).closest(typed, new SuggestionBudget())).toMatchObject({
+      close: at,
+      compared: 1,
+    });
+    expect(new FormIndex([past]).closest(typed, new SuggestionBudget())).toEqual({
+      close: undefined,
+      nearest: undefined,
+      search: 'complete',
+      compared: 0,
+    });
+  });
+
+  it('compares each later name only as far as it could be close, or nearer than the nearest so far', () => {
+    const index = new FormIndex([{ identifier: 'f:abce' }, { identifier: 'f:wxyz' }]);
+    const spent = cellsOf(() => index.closest('f:abcd', new SuggestionBudget()));
+    // The first name is compared as far as the longer text (6); it is 1 away, so the second is
+    // compared within its tolerance (1), which is also as far as it could be nearer than 1.
+    const distances = (name: string, limit: number) =>
+      cellsOf(() => boundedDistance('f:abcd', `f:${name}`, limit, new SuggestionBudget())) +
+      cellsOf(() => boundedDistance('abcd', name, limit, new SuggestionBudget()));
+    expect(spent).toBe(2 + distances('abce', 6) + distances('wxyz', 1));
+    expect(distances('wxyz', 1)).toBeLessThan(distances('wxyz', 2));
+  });
+});
+
+describe('ListIndex.near', () => {
+  it('compares lower-cased entries (the Kelvin sign is a k), not upper-cased ones', () => {
+    expect(new ListIndex(['\u212A']).near('k')).toBe('\u212A');
+    expect(new ListIndex(['ß']).near('SS')).toBeUndefined();
+  });
+});
+
 describe('the near-typo check of top-level keys, bounded', () => {
   const documented = ['programmeCode', 'policyCountry', 'policyTypeCode', 'incidentDate', 'description'];
 
@@ -259,6 +330,9 @@ describe('the near-typo check of top-level keys, bounded', () => {
     expect(
       nearTypoOf('x'.repeat(MAX_SUGGESTION_LENGTH + 1), ['x'.repeat(MAX_SUGGESTION_LENGTH)]),
     ).toBeUndefined();
+    // A key of the length cap is still compared.
+    const atCap = 'x'.repeat(MAX_SUGGESTION_LENGTH);
+    expect(nearTypoOf(`${'x'.repeat(MAX_SUGGESTION_LENGTH - 1)}y`, [atCap])).toBe(atCap);
   });
 });
 

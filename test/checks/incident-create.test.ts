@@ -148,6 +148,17 @@ describe('the hand-written incidents.create checks agree with the zod schemas', 
     ['an empty upload item', { ...incident, attachments: [{ file: {} }] }, false],
     // A regex or URL parser would read these as their one string: zod wants a string.
     ['an attachmentId array holding a UUID', { ...incident, attachments: [{ attachmentId: [uuid] }] }, false],
+    [
+      'an attachmentId with a character before the UUID',
+      { ...incident, attachments: [{ attachmentId: `x${uuid}` }] },
+      false,
+    ],
+    [
+      'an attachmentId with a character after the UUID',
+      { ...incident, attachments: [{ attachmentId: `${uuid}0` }] },
+      false,
+    ],
+    ['an attachmentId that is a UUID', { ...incident, attachments: [{ attachmentId: uuid }] }, true],
     ['a url array holding a URL', { ...incident, attachments: [{ url: ['https://x.example/a'] }] }, false],
     ['a sparse extendedFields array', { ...incident, extendedFields: new Array(1) }, false],
     ['a class instance as the body', Object.assign(new (class Body {})(), incident), true],

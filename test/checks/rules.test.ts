@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { httpUrlProblems } from '../../src/checks/http-url.js';
+import { COUNTRY_CODE } from '../../src/checks/incident-create.js';
 import { isoDateProblem } from '../../src/checks/iso-date.js';
 import { nearTypoOf } from '../../src/checks/near-typos.js';
 
@@ -50,8 +51,29 @@ describe('isoDateProblem', () => {
     ['2026-04-31', 'is not a real date: April 2026 has 30 days, got day 31'],
     ['2023-02-29', 'is not a real date: February 2023 has 28 days, got day 29'],
     ['02/11/2026', 'must be a date in the form YYYY-MM-DD, got "02/11/2026"'],
+    ['12026-01-01', 'must be a date in the form YYYY-MM-DD, got "12026-01-01"'],
+    ['2026-01-011', 'must be a date in the form YYYY-MM-DD, got "2026-01-011"'],
   ])('refuses %s', (date, message) => {
     expect(isoDateProblem(date)).toBe(message);
+  });
+
+  it('names every month with its days in the year given', () => {
+    const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August'];
+    months.push('September', 'October', 'November', 'December');
+    const days = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    months.forEach((month, i) => {
+      const mm = String(i + 1).padStart(2, '0');
+      expect(isoDateProblem(`2026-${mm}-32`)).toBe(
+        `is not a real date: ${month} 2026 has ${days[i]} days, got day 32`,
+      );
+    });
+  });
+});
+
+describe('COUNTRY_CODE (policyCountry)', () => {
+  it('takes two letters in any case, and nothing more or less', () => {
+    expect(['GB', 'gb', 'Gb'].filter((code) => COUNTRY_CODE.test(code))).toEqual(['GB', 'gb', 'Gb']);
+    expect(['GBR', 'XGB', '1GB', 'GB1', 'G', 'G1', ''].filter((code) => COUNTRY_CODE.test(code))).toEqual([]);
   });
 });
 
