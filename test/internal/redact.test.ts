@@ -572,6 +572,25 @@ describe('Redactor.error: the walk’s limits and what it looks into', () => {
     expect(described.symbol).not.toBe(symbol);
     expect(deep(described)).not.toContain(token);
     expect(numeric.error(4242.5)).toBe(`${REDACTED}.5`);
+    // A message that is a number (a library's status code) is redacted as a field, not given up.
+    const coded = new Error('x');
+    (coded as { message: unknown }).message = 4242.5;
+    expect(numeric.error(coded)).toBe(coded);
+    expect(coded.message).toBe(`${REDACTED}.5`);
+  });
+
+  it('redacts a header set in names and values, leaving the others as they were', () => {
+    expect(redactor.headers({ 'x-echo': `Bearer ${token}`, [`x-${token}`]: 'v', accept: 'a' })).toEqual({
+      'x-echo': `Bearer ${REDACTED}`,
+      [`x-${REDACTED}`]: 'v',
+      accept: 'a',
+    });
+  });
+
+  it('a token of 16 characters or more is redacted inside a word too; a shorter one only standing alone', () => {
+    expect(new Redactor('abcdefghijklmnop').text('xabcdefghijklmnopx')).toBe(`x${REDACTED}x`);
+    expect(new Redactor('abcdefghijklmno').text('xabcdefghijklmnox')).toBe('xabcdefghijklmnox');
+    expect(new Redactor('abcdefghijklmno').text('x abcdefghijklmno x')).toBe(`x ${REDACTED} x`);
   });
 
   it('a null-prototype object holding the token is given back as a redacted plain copy', () => {
@@ -619,7 +638,7 @@ describe('Redactor.error: the walk’s limits and what it looks into', () => {
       {
         get: () => 'computed',
         enumerable: true,
-        configurable: false,
+        configurable: true,
       },
     );
     redactor.error(error);
@@ -629,7 +648,7 @@ describe('Redactor.error: the walk’s limits and what it looks into', () => {
     expect(Object.getOwnPropertyNames(quiet)).toEqual(before);
     const detail = Object.getOwnPropertyDescriptor(error, 'detail');
     expect(detail?.get).toBeTypeOf('function');
-    expect(detail?.configurable).toBe(false);
+    expect(detail?.set).toBe(undefined);
   });
 
   it('a Proxy that lists a key it has no descriptor for is walked, not replaced', () => {
