@@ -591,6 +591,9 @@ describe('Redactor.error: the walk’s limits and what it looks into', () => {
     expect(new Redactor('abcdefghijklmnop').text('xabcdefghijklmnopx')).toBe(`x${REDACTED}x`);
     expect(new Redactor('abcdefghijklmno').text('xabcdefghijklmnox')).toBe('xabcdefghijklmnox');
     expect(new Redactor('abcdefghijklmno').text('x abcdefghijklmno x')).toBe(`x ${REDACTED} x`);
+    // A word character on one side alone is enough to leave it.
+    expect(new Redactor('abcdefghijklmno').text('xabcdefghijklmno x')).toBe('xabcdefghijklmno x');
+    expect(new Redactor('abcdefghijklmno').text('x abcdefghijklmnox')).toBe('x abcdefghijklmnox');
   });
 
   it('a null-prototype object holding the token is given back as a redacted plain copy', () => {
