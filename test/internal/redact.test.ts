@@ -493,3 +493,191 @@ describe('redactorFor', () => {
     expect(redactorFor('token-0')).not.toBe(kept[0]);
   });
 });
+
+describe('Redactor.error: the walk’s limits and what it looks into', () => {
+  const token = 'tok_0f9e8d7c6b5a4938';
+  const redactor = new Redactor(token);
+  const deep = (value: unknown) => inspect(value, { depth: Number.POSITIVE_INFINITY, showHidden: true });
+  /** A plain object `levels` deep: `{ a: { a: … {} } }`. */
+  const nest = (levels: number, leaf: object = {}): object => {
+    let value: object = leaf;
+    for (let i = 0; i < levels; i++) value = { a: value };
+    return value;
+  };
+
+  it('follows 32 linked errors; the 33rd is cut where it holds the token, kept where it does not', () => {
+    const errors = Array.from({ length: 34 }, (_, i) => new Error(i === 32 ? `hop ${token}` : `hop ${i}`));
+    for (let i = 0; i < 33; i++) errors[i]!.cause = errors[i + 1];
+    redactor.error(errors[0]);
+    expect(errors[30]!.cause).toBe(errors[31]);
+    expect(errors[31]!.cause).toBe(REDACTED);
+    expect(deep(errors[0])).not.toContain(token);
+    const clean = Array.from({ length: 34 }, (_, i) => new Error(`hop ${i}`));
+    for (let i = 0; i < 33; i++) clean[i]!.cause = clean[i + 1];
+    redactor.error(clean[0]);
+    expect(clean[31]!.cause).toBe(clean[32]);
+  });
+
+  it('keeps an AggregateError’s errors array itself when no item changed', () => {
+    const error = new AggregateError([new Error('a'), 'b', 3], 'all failed');
+    const errors = error.errors;
+    redactor.error(error);
+    expect(error.errors).toBe(errors);
+    const leaky = new AggregateError([`a ${token}`], 'all failed');
+    redactor.error(leaky);
+    expect(leaky.errors).toEqual([`a ${REDACTED}`]);
+  });
+
+  it('looks 32 levels into a field: what lies deeper is taken as holding the token', () => {
+    const shallow = nest(31);
+    const deeper = nest(32);
+    const error = Object.assign(new Error('failed'), { shallow, deeper });
+    redactor.error(error);
+    expect(error.shallow).toBe(shallow);
+    expect(error.deeper).not.toBe(deeper);
+    expect(deep(error.deeper)).toContain(REDACTED);
+  });
+
+  it('looks at 10,000 objects in a field: a wider one is taken as holding the token', () => {
+    // The field, its array and the items: 10,000 objects with 9,998 items.
+    const narrow = { items: Array.from({ length: 9_998 }, () => ({})) };
+    const wide = { items: Array.from({ length: 9_999 }, () => ({})) };
+    const error = Object.assign(new Error('failed'), { narrow, wide });
+    redactor.error(error);
+    expect(error.narrow).toBe(narrow);
+    expect(error.wide).not.toBe(wide);
+    expect(error.wide).toEqual(wide);
+  });
+
+  it('finds the token in a number, a bigint, a key and a symbol’s description; and a null field is no error', () => {
+    const numeric = new Redactor('4242');
+    const error = Object.assign(new Error('failed 4242'), {
+      response: null,
+      code: 4242.5,
+      id: -4242n,
+      nested: { count: 4242, total: 4242n, other: 1 },
+      keyed: { [`${token}`]: 1 },
+    });
+    expect(numeric.error(error)).toBe(error);
+    expect(error.message).toBe(`failed ${REDACTED}`);
+    expect(error.response).toBe(null);
+    expect(error.code).toBe(`${REDACTED}.5`);
+    expect(error.id).toBe(`-${REDACTED}`);
+    expect(error.nested).toEqual({ count: REDACTED, total: REDACTED, other: 1 });
+    redactor.error(error);
+    expect(error.keyed).toEqual({ [REDACTED]: 1 });
+    const symbol = { [Symbol(token)]: 1 };
+    const described = Object.assign(new Error('failed'), { symbol });
+    redactor.error(described);
+    expect(described.symbol).not.toBe(symbol);
+    expect(deep(described)).not.toContain(token);
+    expect(numeric.error(4242.5)).toBe(`${REDACTED}.5`);
+    // A message that is a number (a library's status code) is redacted as a field, not given up.
+    const coded = new Error('x');
+    (coded as { message: unknown }).message = 4242.5;
+    expect(numeric.error(coded)).toBe(coded);
+    expect(coded.message).toBe(`${REDACTED}.5`);
+  });
+
+  it('redacts a header set in names and values, leaving the others as they were', () => {
+    expect(redactor.headers({ 'x-echo': `Bearer ${token}`, [`x-${token}`]: 'v', accept: 'a' })).toEqual({
+      'x-echo': `Bearer ${REDACTED}`,
+      [`x-${REDACTED}`]: 'v',
+      accept: 'a',
+    });
+  });
+
+  it('a token of 16 characters or more is redacted inside a word too; a shorter one only standing alone', () => {
+    expect(new Redactor('abcdefghijklmnop').text('xabcdefghijklmnopx')).toBe(`x${REDACTED}x`);
+    expect(new Redactor('abcdefghijklmno').text('xabcdefghijklmnox')).toBe('xabcdefghijklmnox');
+    expect(new Redactor('abcdefghijklmno').text('x abcdefghijklmno x')).toBe(`x ${REDACTED} x`);
+    // A word character on one side alone is enough to leave it.
+    expect(new Redactor('abcdefghijklmno').text('xabcdefghijklmno x')).toBe('xabcdefghijklmno x');
+    expect(new Redactor('abcdefghijklmno').text('x abcdefghijklmnox')).toBe('x abcdefghijklmnox');
+  });
+
+  it('a null-prototype object holding the token is given back as a redacted plain copy', () => {
+    const headers = Object.assign(Object.create(null) as Record<string, string>, {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json',
+    });
+    const error = Object.assign(new Error('failed'), { headers });
+    redactor.error(error);
+    expect(error.headers).toEqual({ authorization: `Bearer ${REDACTED}`, accept: 'application/json' });
+  });
+
+  it('a URL holding the token is replaced whole; a message that is no string is looked into', () => {
+    const error = Object.assign(new Error('failed'), {
+      url: new URL(`https://claims.example.com/x?access_token=${token}`),
+    });
+    (error as { message: unknown }).message = { detail: `Bearer ${token}` };
+    redactor.error(error);
+    expect(error.url).toBe(REDACTED);
+    expect(error.message).toEqual({ detail: `Bearer ${REDACTED}` });
+    expect(deep(error)).not.toContain(token);
+  });
+
+  it('an error inside a field whose message is inherited (no stack left) is still looked into', () => {
+    class Echo extends Error {}
+    Echo.prototype.message = `sent ${token}`;
+    const inner = new Echo();
+    delete (inner as { stack?: string }).stack;
+    const error = Object.assign(new Error('failed'), { detail: { inner } });
+    redactor.error(error);
+    expect(deep(error)).not.toContain(token);
+  });
+
+  it('leaves what inspect and JSON do not show: a prototype’s fields, an accessor, an error’s inherited message', () => {
+    const proto = { message: token, href: token, url: token, headers: { authorization: token } };
+    const inherited = Object.create(proto) as object;
+    const shortWord = new Redactor('here');
+    const plain = { a: 1 };
+    class Quiet extends Error {}
+    const quiet = new Quiet();
+    const before = Object.getOwnPropertyNames(quiet);
+    const error = Object.defineProperty(
+      Object.assign(new Error('failed'), { inherited, plain, quiet }),
+      'detail',
+      {
+        get: () => 'computed',
+        enumerable: true,
+        configurable: true,
+      },
+    );
+    redactor.error(error);
+    shortWord.error(error);
+    expect(error.inherited).toBe(inherited);
+    expect(error.plain).toBe(plain);
+    expect(Object.getOwnPropertyNames(quiet)).toEqual(before);
+    const detail = Object.getOwnPropertyDescriptor(error, 'detail');
+    expect(detail?.get).toBeTypeOf('function');
+    expect(detail?.set).toBe(undefined);
+  });
+
+  it('a Proxy that lists a key it has no descriptor for is walked, not replaced', () => {
+    const ghostly = <T extends object>(target: T) =>
+      new Proxy(target, { ownKeys: (t) => [...Reflect.ownKeys(t), 'ghost'] });
+    const error = ghostly(new Error(`sent ${token}`));
+    expect(redactor.error(error)).toBe(error);
+    const field = ghostly({ a: 1 });
+    const outer = Object.assign(new Error('failed'), { field });
+    expect(redactor.error(outer)).toBe(outer);
+    expect(outer.field).toBe(field);
+  });
+
+  it('works where the runtime has no Headers, Request or Response (node --no-experimental-fetch)', () => {
+    const globals = globalThis as Record<string, unknown>;
+    const saved = { Headers: globals.Headers, Request: globals.Request, Response: globals.Response };
+    try {
+      for (const name of Object.keys(saved)) delete globals[name];
+      const error = Object.assign(new Error(`sent ${token}`), {
+        options: { authorization: token },
+        code: 'E',
+      });
+      expect(redactor.error(error)).toBe(error);
+      expect(error.options).toEqual({ authorization: REDACTED });
+    } finally {
+      Object.assign(globals, saved);
+    }
+  });
+});
