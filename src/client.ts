@@ -244,6 +244,7 @@ function given(value: unknown): string {
  * stands before the last `@` (after the scheme) is taken as a user name and password.
  */
 function withoutUserinfo(url: string): string {
+  // Stryker disable next-line Regex: without `^` the match still starts at 0 (`.*` with the `s` flag reaches any `@` from there)
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/is, `$1${REDACTED}@`);
 }
 
