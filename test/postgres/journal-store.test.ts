@@ -129,7 +129,7 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
     expect((await loadAll(b as PostgresJournalStore)).map((r) => r.key)).toEqual(['K']);
     const name = table.split('.')[1];
     const { rows } = await admin.query(`SELECT value FROM ops."${name}_meta" WHERE name = 'schema'`);
-    expect(rows).toEqual([{ value: '1' }]);
+    expect(rows).toEqual([{ value: '2' }]);
     await Promise.all([a?.close(), b?.close()]);
   });
 
@@ -140,7 +140,7 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
       const again = new PostgresJournalStore({ connectionString: url, table: store.table });
       const error = await failure(again.open({ readOnly }));
       expect(error.code).toBe('corrupt');
-      expect(error.message).toContain(`${store.table} has schema version 7; this SDK knows versions up to 1`);
+      expect(error.message).toContain(`${store.table} has schema version 7; this SDK knows versions up to 2`);
     }
   });
 
