@@ -100,7 +100,8 @@ describe('the contract suite fails a store that breaks the contract', () => {
     });
     expect(unmarked.get(CASE)).toMatch(/^another live run's sending record: heldElsewhere/);
     const stale = await changes(async function* (store) {
-      for await (const r of store.load()) yield r.key === 'B' ? { ...r, state: 'not_sent', incidentId: undefined } : r;
+      for await (const r of store.load())
+        yield r.key === 'B' ? { ...r, state: 'not_sent', incidentId: undefined } : r;
     });
     expect(stale.get(CASE)).toMatch(/^B's latest record/);
     const staleOther = await changes(async function* (store) {

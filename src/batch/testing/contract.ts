@@ -313,7 +313,11 @@ export function journalStoreContract(makeStore: MakeStore, options: JournalStore
           fieldsOf(record('B', 'filed', { incidentId: 'INC-B' })),
           "B's latest record",
         );
-        assert.equal(the(changes, 'C').heldElsewhere, true, "another live run's sending record: heldElsewhere");
+        assert.equal(
+          the(changes, 'C').heldElsewhere,
+          true,
+          "another live run's sending record: heldElsewhere",
+        );
         // Whatever else it gives (a record that did not change: harmless) is the key's latest.
         const now = latestOf(await loadAll(a));
         for (const [key, changed] of changes) {
