@@ -467,13 +467,17 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
     function readingPool() {
       const pool = new pg.Pool({ connectionString: url, max: 2 });
       const reads: { text: string; values: unknown[]; rows: Record<string, unknown>[] }[] = [];
-      const fail = { page: false };
+      const fail = { page: false, start: false };
       const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
       (pool as unknown as { query: typeof query }).query = async (text, values) => {
         const reading = /^\s*SELECT (key, record|extract)/.test(text);
         if (reading && fail.page && text.includes('ORDER BY seq')) {
           fail.page = false;
           throw new Error('connection lost');
+        }
+        if (reading && fail.start && text.includes('extract(epoch')) {
+          fail.start = false;
+          throw new Error('connection reset');
         }
         const result = await query(text, values);
         if (reading) reads.push({ text, values: values ?? [], rows: result.rows });
@@ -571,6 +575,10 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
       const error = await failure(keysOf(a.loadChanges()));
       expect(error.code).toBe('io');
       expect(error.message).toBe('The PostgreSQL journal could not be read: connection lost');
+      fail.start = true;
+      const before = await failure(keysOf(a.loadChanges()));
+      expect(before.code).toBe('io');
+      expect(before.message).toBe('The PostgreSQL journal could not be read: connection reset');
       for await (const _ of a.loadChanges()) break;
       await keysOf(a.loadChanges());
       const pages = reads.filter((r) => r.text.includes('ORDER BY seq'));
