@@ -300,14 +300,18 @@ export function journalStoreContract(makeStore: MakeStore, options: JournalStore
       await a.open();
       await b.open();
       try {
+        // Stryker disable next-line StringLiteral,ObjectLiteral: test data
         const before = record('B', 'not_sent', { error: 'e' });
         await b.append(before);
         await loadAll(a);
         // Since that read: B taken and filed by another run, C taken and in flight there.
+        // Stryker disable next-line StringLiteral: test data (any state the store takes)
         assert.deepEqual(await b.claim(record('B', 'sending'), before), { taken: true });
         await b.append(record('B', 'filed', { incidentId: 'INC-B' }));
         assert.deepEqual(await b.claim(record('C', 'sending'), undefined), { taken: true });
-        const changes = latestOf(await loadAll(a, 'loadChanges'));
+        const changed: JournalRecord[] = [];
+        for await (const r of a.loadChanges()) changed.push(r);
+        const changes = latestOf(changed);
         assert.deepEqual(
           fieldsOf(the(changes, 'B')),
           fieldsOf(record('B', 'filed', { incidentId: 'INC-B' })),
@@ -462,10 +466,9 @@ function fieldsOf(r: JournalRecord): Partial<JournalRecord> {
   return out as Partial<JournalRecord>;
 }
 
-async function loadAll(store: JournalStore, read: 'load' | 'loadChanges' = 'load'): Promise<JournalRecord[]> {
+async function loadAll(store: JournalStore): Promise<JournalRecord[]> {
   const out: JournalRecord[] = [];
-  const records = read === 'load' ? store.load() : (store.loadChanges?.() ?? []);
-  for await (const r of records) out.push(r);
+  for await (const r of store.load()) out.push(r);
   return out;
 }
 
