@@ -61,7 +61,7 @@ export function fetchWire(fetchFn: FetchLike, runtime: FetchWireRuntime = {}): W
       return new WireAnswer(
         response.status,
         response.headers,
-        fetchBody(response),
+        new FetchBody(response),
         attempt,
         WORDING,
         undefined,
@@ -157,23 +157,37 @@ class FetchAttempt implements AttemptState {
   }
 }
 
+/** What a body-less answer reads: done at once. */
+const NO_CHUNK: Promise<IteratorResult<Uint8Array>> = Promise.resolve({ done: true, value: undefined });
+
 /**
- * The answer's body as the core reads it: the reader's own `read()` is the iterator's `next()`
- * (both give `{ done, value }`), so reading costs no generator and no promise of ours per chunk.
+ * The answer's body as the core reads it: one object that is its own iterator, whose `next()`
+ * is the reader's own `read()` (both give `{ done, value }`), so reading costs no generator and
+ * no promise of ours per chunk. One object, not closures: the closures cost 3.5k instructions a
+ * call (2% of a call over a fetch that answers at once; counted with cachegrind,
+ * docs/benchmarks.md).
  */
-function fetchBody(response: Response): BodySource {
-  const reader = response.body?.getReader();
-  const iterator: AsyncIterator<Uint8Array> = {
-    next: () =>
-      (reader ? reader.read() : Promise.resolve({ done: true, value: undefined })) as Promise<
-        IteratorResult<Uint8Array>
-      >,
-  };
-  return {
-    chunks: () => ({ [Symbol.asyncIterator]: () => iterator }),
+class FetchBody implements BodySource, AsyncIterableIterator<Uint8Array> {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+
+  constructor(response: Response) {
+    this.#reader = response.body?.getReader();
+  }
+
+  chunks(): AsyncIterable<Uint8Array> {
+    return this;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Uint8Array> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<Uint8Array>> {
+    return this.#reader ? (this.#reader.read() as Promise<IteratorResult<Uint8Array>>) : NO_CHUNK;
+  }
+
+  cancel(): void {
     // Not awaited, as some fetches never settle it.
-    cancel: () => {
-      reader?.cancel().catch(() => undefined);
-    },
-  };
+    this.#reader?.cancel().catch(() => undefined);
+  }
 }
