@@ -302,8 +302,9 @@ export class PostgresJournalStore implements JournalStore {
     let startedAt: string;
     let after = '0';
     try {
-      // Before the first page: whatever this read misses of a row committed after its page was
-      // read, and so started (its updated_at) after this, less the time the write took.
+      // Taken before the first page, so no later than any page's snapshot: a write this read
+      // misses committed after its page was read, so it started (its updated_at) no earlier
+      // than this, less the time it took (the margin).
       startedAt = (await pool.query<{ at: string }>('SELECT extract(epoch FROM now())::text AS at')).rows[0]
         ?.at as string;
     } catch (error) {
