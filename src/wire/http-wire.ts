@@ -171,8 +171,7 @@ class HttpAttempt implements AttemptState {
   readonly #onResponse = (response: IncomingMessage): void => {
     this.#response = response;
     this.#clock.progress();
-    const keepAlive = response.headers['keep-alive'];
-    this.agents.touch(performance.now(), Array.isArray(keepAlive) ? keepAlive[0] : keepAlive);
+    this.agents.touch(performance.now(), response.headers['keep-alive']);
     try {
       this.resolve(
         new WireAnswer(

@@ -77,13 +77,14 @@ export class IdlePool<P, C> {
   }
 
   /**
-   * Notes that the connection was active now, with the answer's `keep-alive` header when it
-   * has one (`timeout=5`): the server's own idle limit, which may be shorter than ours.
+   * Notes that the connection was active now, with the answer's `keep-alive` header as the
+   * wire got it (`timeout=5`): the server's own idle limit, which may be shorter than ours.
    */
-  touch(now: number, keepAlive: string | undefined): void {
+  touch(now: number, keepAlive: string | readonly string[] | undefined): void {
     this.#lastActive = now;
-    // Stryker disable next-line StringLiteral: exec(undefined) reads the text 'undefined', which holds no timeout= either
-    const seconds = /timeout=(\d+)/i.exec(keepAlive ?? '')?.[1];
+    // Repeated lines are one comma-separated list (RFC 9110, 5.3), as String() joins them; and
+    // String(undefined) is 'undefined', which holds no timeout= either.
+    const seconds = /timeout=(\d+)/i.exec(String(keepAlive))?.[1];
     if (seconds === undefined) return;
     this.#idleLimitMs = Math.max(
       0,

@@ -63,8 +63,7 @@ export function undiciWire(dispatcher: OwnDispatcher | Dispatcher): Wire {
         bodyTimeout: req.timeoutMs,
       };
       const res = await (watch ? watch.dispatch(() => target.request(options)) : target.request(options));
-      const keepAlive = res.headers['keep-alive'];
-      own?.touch(performance.now(), Array.isArray(keepAlive) ? keepAlive[0] : keepAlive);
+      own?.touch(performance.now(), res.headers['keep-alive']);
       attempt.body = res.body;
       return new WireAnswer(res.statusCode, res.headers, attempt, attempt, WORDING, decodeNodeBody);
     } catch (error) {

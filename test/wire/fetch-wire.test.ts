@@ -357,4 +357,26 @@ describe('the fetch wire called directly', () => {
     await expect(answer.text(4)).resolves.toEqual({ text: '0123', truncated: true });
     expect(cancelled).toBe(true);
   });
+
+  it('an answer with no body at all (null, as a fetch gives for a bodiless 200): read as empty', async () => {
+    const wire = fetchWire(async () => new Response(null, { status: 200 }));
+    const answer = await wire(request(undefined));
+    await expect(answer.text(100)).resolves.toEqual({ text: '', truncated: false });
+  });
+
+  it('an answer with no body at all that announces one (a 204 with content-length): read as empty, nothing to cancel', async () => {
+    const wire = fetchWire(
+      async () => new Response(null, { status: 204, headers: { 'content-length': '5' } }),
+    );
+    const answer = await wire(request(undefined));
+    await expect(answer.text(100)).resolves.toEqual({ text: '', truncated: false });
+  });
+
+  it('an answer with no body whose head has both transfer-encoding and content-length: refused, nothing to cancel', async () => {
+    const headers = new Headers({ 'content-length': '5', 'transfer-encoding': 'chunked' });
+    const wire = fetchWire(async () => new Response(null, { status: 200, headers }));
+    const failure = await wire(request(undefined)).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(WireFailure);
+    expect(failure).toMatchObject({ kind: 'connection', sent: 'bad_answer' });
+  });
 });

@@ -17,7 +17,7 @@ import { IDLE_LIMIT_MS } from '../../src/wire/idle-pool.js';
 /** A pool whose connections are numbered stand-ins: `take` gives the number of the one it got. */
 interface NumberedPool {
   take(now: number): number;
-  touch(now: number, keepAlive: string | undefined): void;
+  touch(now: number, keepAlive: string | readonly string[] | undefined): void;
 }
 
 const POOLS: ReadonlyArray<readonly [string, () => NumberedPool]> = [
@@ -91,6 +91,14 @@ describe.each(POOLS)('%s: a fresh connection after an idle gap', (_name, make) =
     pool.touch(10, keepAlive);
     expect(pool.take(10 + limitMs)).toBe(1);
     expect(pool.take(10 + 2 * limitMs + 1)).toBe(2);
+  });
+
+  it('a keep-alive header sent on two lines (the wires give an array): one list, its timeout holds', () => {
+    const pool = make();
+    pool.take(0);
+    pool.touch(0, ['max=100', 'timeout=2']);
+    expect(pool.take(1_000)).toBe(1);
+    expect(pool.take(2_001)).toBe(2);
   });
 
   it('a later answer without a keep-alive timeout keeps the limit the server announced before', () => {
