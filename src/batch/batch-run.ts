@@ -69,8 +69,9 @@ const CLAIM_ROUNDS = 3;
 /**
  * A run that met another one reads a shared journal again only once it has taken this share of
  * its claims since it last read it (and at least 16 claims per unit of concurrency): a read
- * costs every record of the journal, a refused claim one statement, so a batch of any size
- * reads its journal again at most 32 times per run.
+ * costs the records changed since the last one (a store with `loadChanges`) or every record of
+ * the journal (one without), a refused claim one statement, so a batch of any size reads its
+ * journal again at most 32 times per run.
  */
 const REREAD_SHARE = 32;
 

@@ -16,7 +16,8 @@ interface Pending {
 
 const TAKEN: ClaimAnswer = { taken: true };
 // Where the platform has them (not Windows): never follow a symlink, never block on a FIFO.
-// Stryker disable next-line LogicalOperator: a static mutant the vitest runner does not reload; each is killed when applied by hand (test/batch/lock-file.test.ts: the symlink and the FIFO swapped in while opening)
+// Its two `??` mutants are module-level: checked by hand (scripts/apply-mutants.mjs), each fails
+// test/batch/lock-file.test.ts (the symlink and the FIFO swapped in while opening).
 const NO_FOLLOW = (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 
 /**

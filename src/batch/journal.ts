@@ -87,15 +87,18 @@ export class Journal {
 
   /**
    * Reads a shared store's records again (what other runs sharing it wrote since it was
-   * opened), checked as at the open. Each record is offered to `take`, and becomes its key's
-   * latest record here when `take` answers true (the runner takes on only keys it has not
-   * asked the store for yet: a key it holds keeps what its own writes said).
+   * opened), checked as at the open: only those changed since the store's last read when it
+   * has `loadChanges`, else every record (`load`). Each record is offered to `take`, and
+   * becomes its key's latest record here when `take` answers true (the runner takes on only
+   * keys it has not asked the store for yet: a key it holds keeps what its own writes said).
    * @internal
    */
   async reread(take: (record: JournalRecord) => boolean): Promise<void> {
-    for await (const record of this.store.load()) {
+    const store = this.store;
+    const records = typeof store.loadChanges === 'function' ? store.loadChanges() : store.load();
+    for await (const record of records) {
       // No index: a record that does not fit fails the read, which the runner does without.
-      const checked = checkLoaded(record, this.store.shared, 0);
+      const checked = checkLoaded(record, store.shared, 0);
       if (take(checked)) this.#latest.set(checked.key, checked);
     }
   }

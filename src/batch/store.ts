@@ -61,6 +61,26 @@ export interface JournalStore {
    */
   load(): AsyncIterable<JournalRecord>;
   /**
+   * Optional, for a shared store: the latest record of each key changed since this store last
+   * answered `load()` or `loadChanges()` in full (before either: every key's, as `load()`),
+   * `heldElsewhere` marked as `load()` marks it. A run that met another one reads the journal
+   * again with it instead of `load()` (see `load`), so a read costs the records changed since
+   * the last one, not every record of the journal.
+   *
+   * It need not be exact, in either direction:
+   * - it may return a record that did not change (a store that cannot tell exactly returns a
+   *   few too many): the run takes it as it takes any record read, harmless;
+   * - a change it misses (including a key whose record is unchanged but whose run died, so it
+   *   is no longer `heldElsewhere`) costs the run one refused `claim` later: the run's record of
+   *   that key is then older than the store's, so its `claim` is refused with the latest record,
+   *   which the run decides on again. `claim` alone decides who sends a key, so no claim is sent
+   *   twice or left out because of what this returns, and records this store wrote itself may
+   *   be left out (the run knows them).
+   *
+   * A store without it is read again with `load()`.
+   */
+  loadChanges?(): AsyncIterable<JournalRecord>;
+  /**
    * The per-key conditional write: writes `record` only if the key's latest record is still
    * `previous` (`undefined`: the key has no record), atomically with that check, durably
    * before it resolves. The runner writes each claim's `sending` record with it, and a

@@ -13,7 +13,7 @@ describe('the contract suite under node:test', () => {
     );
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^# Subtest: JournalStore contract$/m);
-    expect(run.stdout).toMatch(/^# pass 12$/m);
+    expect(run.stdout).toMatch(/^# pass 13$/m);
     expect(run.stdout).toMatch(/^# fail 0$/m);
   }, 90_000);
 });

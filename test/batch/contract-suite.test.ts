@@ -86,6 +86,7 @@ describe('the contract suite itself', () => {
     for (const [inner, options] of [
       [(name: string) => new FileJournalStore(join(dir, `tracked-${name}`)), {}],
       [(name: string) => new MemorySharedStore(`tracked-${name}`, 100), { leaseMs: 100 }],
+      [(name: string) => new MemorySharedStore(`tracked-${name}`, 100, true), { leaseMs: 100 }],
     ] as const) {
       for (const { name, body } of collect(tracked(inner), options).cases) {
         await body();

@@ -28,6 +28,13 @@ journalStoreContract((name) => new MemorySharedStore(name, 150), {
   leaseMs: 150,
 });
 
+journalStoreContract((name) => new MemorySharedStore(name, 150, true), {
+  describe,
+  it,
+  name: 'a shared store with loadChanges (in memory, leases of 150 ms) passes the JournalStore contract',
+  leaseMs: 150,
+});
+
 /** Runs the contract's cases against `makeStore` here and says which failed, and why. */
 async function failures(
   makeStore: MakeStore,
@@ -70,6 +77,44 @@ describe('the contract suite fails a store that breaks the contract', () => {
     expect(
       names(await failures((name) => new MemorySharedStore(`sound-${name}`, 100), { leaseMs: 100 })),
     ).toEqual([]);
+    expect(
+      names(await failures((name) => new MemorySharedStore(`sound-${name}`, 100, true), { leaseMs: 100 })),
+    ).toEqual([]);
+  });
+
+  it('a shared store whose loadChanges misses a change, gives a stale record, or does not mark a live run', async () => {
+    const CASE =
+      'shared: loadChanges, when the store has it, gives what other runs changed since its last read, as load() would';
+    const changes = (loadChanges: (store: MemorySharedStore) => AsyncIterable<JournalRecord>) =>
+      failures(
+        (name) => {
+          const store = new MemorySharedStore(`changes-${name}`, 100, true);
+          return Object.defineProperty(store, 'loadChanges', { value: () => loadChanges(store) });
+        },
+        { leaseMs: 100 },
+      );
+    const none = await changes(async function* () {});
+    expect(none.get(CASE)).toBe('the journal has no record of "B"');
+    const unmarked = await changes(async function* (store) {
+      for await (const r of store.load()) yield { ...r, heldElsewhere: undefined };
+    });
+    expect(unmarked.get(CASE)).toMatch(/^another live run's sending record: heldElsewhere/);
+    const stale = await changes(async function* (store) {
+      for await (const r of store.load())
+        yield r.key === 'B' ? { ...r, state: 'not_sent', incidentId: undefined } : r;
+    });
+    expect(stale.get(CASE)).toMatch(/^B's latest record/);
+    const staleOther = await changes(async function* (store) {
+      yield* store.load();
+      yield { key: 'Z', state: 'filed', bodyHash: 'h-Z', at: '2026-11-26T10:00:00.000Z', incidentId: 'I' };
+    });
+    expect(staleOther.get(CASE)).toBe('the journal has no record of "Z"');
+    const wrongOther = await changes(async function* (store) {
+      for await (const r of store.load()) yield r.key === 'C' ? { ...r, bodyHash: 'h-other' } : r;
+    });
+    expect(wrongOther.get(CASE)).toMatch(/^the record of C is its latest/);
+    // Every other case passes: the case is the only one that reads loadChanges.
+    expect([...none.keys()]).toEqual([CASE]);
   });
 
   it('a store that gives a key of digits back as a number (an integer column)', async () => {

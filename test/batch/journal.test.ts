@@ -332,3 +332,66 @@ describe('resolving a key on a shared journal', () => {
     });
   });
 });
+
+describe('reading a shared journal again (reread)', () => {
+  /** A shared store whose load() gives `loaded` and whose loadChanges (when given) gives `changed`; reads counted. */
+  function sharedReading(loaded: JournalRecord[], changed?: unknown) {
+    const reads: string[] = [];
+    const store: JournalStore = {
+      ...storeLoading([], true),
+      async *load() {
+        reads.push('load');
+        yield* loaded;
+      },
+    };
+    if (changed !== undefined) {
+      (store as { loadChanges?: unknown }).loadChanges = async function* (this: JournalStore) {
+        expect(this).toBe(store);
+        reads.push('loadChanges');
+        yield* changed as JournalRecord[];
+      };
+    }
+    return { store, reads };
+  }
+
+  it('reads only the changes when the store has loadChanges: each record offered to take, kept when taken', async () => {
+    const { store, reads } = sharedReading(
+      [rec('A', 'not_sent'), rec('B', 'not_sent')],
+      [rec('A', 'filed'), rec('B', 'sending', { heldElsewhere: true }), rec('C', 'not_sent')],
+    );
+    const journal = await Journal.open(store);
+    const offered: string[] = [];
+    await journal.reread((record) => {
+      offered.push(`${record.key} ${record.state}`);
+      return record.key !== 'B';
+    });
+    expect(reads).toEqual(['load', 'loadChanges']);
+    expect(offered).toEqual(['A filed', 'B sending', 'C not_sent']);
+    expect(journal.get('A')).toEqual(rec('A', 'filed'));
+    expect(journal.get('B')).toEqual(rec('B', 'not_sent'));
+    expect(journal.get('C')).toEqual(rec('C', 'not_sent'));
+  });
+
+  it('reads every record again (load) when the store has no loadChanges, or one that is no function', async () => {
+    for (const changed of [undefined, 'not a function', null]) {
+      const { store, reads } = sharedReading([rec('A', 'not_sent')]);
+      (store as { loadChanges?: unknown }).loadChanges = changed;
+      const journal = await Journal.open(store);
+      const offered: string[] = [];
+      await journal.reread((record) => offered.push(record.key) > 0);
+      expect(reads).toEqual(['load', 'load']);
+      expect(offered).toEqual(['A']);
+    }
+  });
+
+  it('checks each record the changes give as at the open: one that does not fit fails the read', async () => {
+    const { store } = sharedReading([], [rec('A', 'filed'), { key: 7, state: 'filed' }]);
+    const journal = await Journal.open(store);
+    const taken: string[] = [];
+    await expect(journal.reread((record) => taken.push(record.key) > 0)).rejects.toMatchObject({
+      code: 'corrupt',
+      message: expect.stringMatching(/^The journal's record 0 does not fit/),
+    });
+    expect(taken).toEqual(['A']);
+  });
+});

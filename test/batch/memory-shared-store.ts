@@ -7,6 +7,8 @@ interface Row {
   record: JournalRecord;
   holder: number | undefined;
   leaseUntil: number;
+  /** When it was last written, on the journals' write counter (for `loadChanges`). */
+  written: number;
 }
 
 /**
@@ -18,7 +20,12 @@ export class MemorySharedStore implements JournalStore {
   readonly shared = true;
   static readonly journals = new Map<string, Map<string, Row>>();
   static #runs = 0;
+  static #writes = 0;
   readonly #id = ++MemorySharedStore.#runs;
+  /** The write counter when this store last read the journal in full (`load` or `loadChanges`). */
+  #read = 0;
+  /** With `changes`: only the rows written since this store's last read (as a database store does). */
+  readonly loadChanges?: () => AsyncIterable<JournalRecord>;
   #rows: Map<string, Row> | undefined;
   #readOnly = false;
   #renewal: ReturnType<typeof setInterval> | undefined;
@@ -26,7 +33,10 @@ export class MemorySharedStore implements JournalStore {
   constructor(
     readonly name: string,
     readonly leaseMs = 300,
-  ) {}
+    changes = false,
+  ) {
+    if (changes) this.loadChanges = () => this.#load(this.#read);
+  }
 
   async open(options: JournalOpenOptions = {}): Promise<void> {
     const existing = MemorySharedStore.journals.get(this.name);
@@ -42,9 +52,15 @@ export class MemorySharedStore implements JournalStore {
     this.#renewal.unref();
   }
 
-  async *load(): AsyncIterable<JournalRecord> {
+  load(): AsyncIterable<JournalRecord> {
+    return this.#load(0);
+  }
+
+  async *#load(since: number): AsyncGenerator<JournalRecord> {
     const now = Date.now();
-    for (const row of this.#open().values()) yield this.#view(row, now);
+    const upTo = MemorySharedStore.#writes;
+    for (const row of this.#open().values()) if (row.written > since) yield this.#view(row, now);
+    this.#read = upTo;
   }
 
   async claim(record: JournalRecord, previous: JournalRecord | undefined): Promise<ClaimAnswer> {
@@ -57,6 +73,7 @@ export class MemorySharedStore implements JournalStore {
       record: { ...record },
       holder: record.state === 'sending' ? this.#id : undefined,
       leaseUntil: Date.now() + this.leaseMs,
+      written: ++MemorySharedStore.#writes,
     });
     return { taken: true };
   }
@@ -64,7 +81,12 @@ export class MemorySharedStore implements JournalStore {
   async append(record: JournalRecord): Promise<void> {
     const rows = this.#writable();
     await Promise.resolve();
-    rows.set(record.key, { record: { ...record }, holder: undefined, leaseUntil: 0 });
+    rows.set(record.key, {
+      record: { ...record },
+      holder: undefined,
+      leaseUntil: 0,
+      written: ++MemorySharedStore.#writes,
+    });
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JournalError } from '../../src/batch/errors.js';
 import { Journal } from '../../src/batch/journal.js';
 import { PostgresJournalStore, type PostgresJournalStoreOptions } from '../../src/batch/postgres/index.js';
+import { migrations, tablesOf } from '../../src/batch/postgres/schema.js';
 import type { JournalRecord } from '../../src/batch/record.js';
 import { rec } from '../helpers/journal-records.js';
 import { usePostgres } from './use-postgres.js';
@@ -129,7 +130,7 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
     expect((await loadAll(b as PostgresJournalStore)).map((r) => r.key)).toEqual(['K']);
     const name = table.split('.')[1];
     const { rows } = await admin.query(`SELECT value FROM ops."${name}_meta" WHERE name = 'schema'`);
-    expect(rows).toEqual([{ value: '1' }]);
+    expect(rows).toEqual([{ value: '2' }]);
     await Promise.all([a?.close(), b?.close()]);
   });
 
@@ -140,7 +141,7 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
       const again = new PostgresJournalStore({ connectionString: url, table: store.table });
       const error = await failure(again.open({ readOnly }));
       expect(error.code).toBe('corrupt');
-      expect(error.message).toContain(`${store.table} has schema version 7; this SDK knows versions up to 1`);
+      expect(error.message).toContain(`${store.table} has schema version 7; this SDK knows versions up to 2`);
     }
   });
 
@@ -459,5 +460,254 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
       const takenByB = new Set([...keys].reverse().filter((_, i) => byB[i]?.taken));
       for (const k of keys) expect(Number(takenByA.has(k)) + Number(takenByB.has(k))).toBe(1);
     }, 30_000);
+  });
+
+  describe('loadChanges: a read again gives only the keys other runs changed since this store last read', () => {
+    /** A pg pool whose reads are recorded: each statement's text, values and rows; a page may be made to fail. */
+    function readingPool() {
+      const pool = new pg.Pool({ connectionString: url, max: 2 });
+      const reads: { text: string; values: unknown[]; rows: Record<string, unknown>[] }[] = [];
+      const fail = { page: false, start: false };
+      const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
+      (pool as unknown as { query: typeof query }).query = async (text, values) => {
+        const reading = /^\s*SELECT (key, record|extract)/.test(text);
+        if (reading && fail.page && text.includes('ORDER BY seq')) {
+          fail.page = false;
+          throw new Error('connection lost');
+        }
+        if (reading && fail.start && text.includes('extract(epoch')) {
+          fail.start = false;
+          throw new Error('connection reset');
+        }
+        const result = await query(text, values);
+        if (reading) reads.push({ text, values: values ?? [], rows: result.rows });
+        return result;
+      };
+      return { pool, reads, fail };
+    }
+    const keysOf = async (records: AsyncIterable<JournalRecord>) => {
+      const out: string[] = [];
+      for await (const r of records) out.push(r.key);
+      return out;
+    };
+    /** When the store's last read started (the database's clock, as it read it). */
+    const startOf = (reads: { text: string; rows: Record<string, unknown>[] }[]) =>
+      reads.filter((r) => r.text.includes('extract(epoch')).at(-1)?.rows[0]?.at as string;
+    /** Moves the keys' last change back an hour: written long before any read here. */
+    const age = (table: string, keys?: string[]) =>
+      admin.query(
+        `UPDATE "${table}" SET updated_at = now() - interval '1 hour'${keys ? ' WHERE key = ANY($1::text[])' : ''}`,
+        keys ? [keys] : [],
+      );
+
+    it("exactly the keys another run wrote since: not those written before, not this run's own", async () => {
+      const a = await opened({ worker: 'a' });
+      const b = await opened({ table: a.table, worker: 'b' });
+      // Before any read: every key's, as load().
+      await b.append(rec('O1', 'filed', { incidentId: 'INC-O1' }));
+      await b.append(rec('O2', 'not_sent'));
+      expect(await keysOf(a.loadChanges())).toEqual(['O1', 'O2']);
+      await age(a.table);
+      // Since that read: O2 filed, N1 taken (in flight), N2 written; A1 is a's own.
+      const o2 = new Map((await loadAll(b)).map((r) => [r.key, r])).get('O2');
+      expect(await b.claim(rec('O2', 'sending'), o2)).toEqual({ taken: true });
+      await b.append(rec('O2', 'filed', { incidentId: 'INC-O2' }));
+      expect(await b.claim(rec('N1', 'sending'), undefined)).toEqual({ taken: true });
+      await b.append(rec('N2', 'rejected', { status: 422 }));
+      expect(await a.claim(rec('A1', 'sending'), undefined)).toEqual({ taken: true });
+      const changes: JournalRecord[] = [];
+      for await (const r of a.loadChanges()) changes.push(r);
+      expect(changes).toEqual([
+        rec('O2', 'filed', { incidentId: 'INC-O2' }),
+        { ...rec('N1', 'sending'), heldElsewhere: true },
+        rec('N2', 'rejected', { status: 422 }),
+      ]);
+      // Read, they are aged too: nothing changed since.
+      await age(a.table);
+      expect(await keysOf(a.loadChanges())).toEqual([]);
+      // The records it gave are the store's own: a's claim of N2 compares with the version read.
+      const n2 = changes[2] as JournalRecord;
+      expect(await a.claim(rec('N2', 'sending', { bodyHash: 'changed' }), n2)).toEqual({ taken: true });
+      // load() is a read as well: loadChanges after it starts from it.
+      await b.append(rec('N3', 'not_sent'));
+      expect((await loadAll(a)).map((r) => r.key)).toEqual(['O1', 'O2', 'N1', 'N2', 'A1', 'N3']);
+      await age(a.table);
+      expect(await keysOf(a.loadChanges())).toEqual([]);
+    });
+
+    it('looks back 3 s before the last read started (writes under way then): a row written within it comes back again', async () => {
+      const { pool, reads } = readingPool();
+      const a = new PostgresJournalStore({ pool, table: fresh(), worker: 'a' });
+      await a.open();
+      const b = await opened({ table: a.table, worker: 'b' });
+      for (const key of ['IN', 'EDGE', 'OUT', 'NOW']) await b.append(rec(key, 'not_sent'));
+      expect(await keysOf(a.loadChanges())).toEqual(['IN', 'EDGE', 'OUT', 'NOW']);
+      const start = startOf(reads);
+      // The read started at `start`: rows written up to 3 s before it (a write under way then
+      // is stamped with its own start) come back; a row written earlier does not.
+      const back = (key: string, ms: number) =>
+        admin.query(
+          `UPDATE "${a.table}" SET updated_at = to_timestamp($1::float8) - $2::int * interval '1 millisecond' WHERE key = $3`,
+          [start, ms, key],
+        );
+      await back('IN', 2_999);
+      await back('EDGE', 3_000);
+      await back('OUT', 3_001);
+      expect(await keysOf(a.loadChanges())).toEqual(['IN', 'EDGE', 'NOW']);
+      // Given again, each is the key's record as it is, so a run takes it as the first time.
+      const last = reads.at(-1) as { text: string; values: unknown[] };
+      expect(last.values).toEqual(['0', a.worker, start]);
+      expect(startOf(reads)).not.toBe(start);
+      await a.close();
+      await pool.end();
+    });
+
+    it('a read that did not get to its end (it failed, or its reader stopped) leaves the next to start where the last complete one did', async () => {
+      const { pool, reads, fail } = readingPool();
+      const a = new PostgresJournalStore({ pool, table: fresh(), worker: 'a' });
+      await a.open();
+      const b = await opened({ table: a.table, worker: 'b' });
+      await b.append(rec('K1', 'not_sent'));
+      await b.append(rec('K2', 'not_sent'));
+      await loadAll(a);
+      const complete = startOf(reads);
+      fail.page = true;
+      const error = await failure(keysOf(a.loadChanges()));
+      expect(error.code).toBe('io');
+      expect(error.message).toBe('The PostgreSQL journal could not be read: connection lost');
+      fail.start = true;
+      const before = await failure(keysOf(a.loadChanges()));
+      expect(before.code).toBe('io');
+      expect(before.message).toBe('The PostgreSQL journal could not be read: connection reset');
+      for await (const _ of a.loadChanges()) break;
+      await keysOf(a.loadChanges());
+      const pages = reads.filter((r) => r.text.includes('ORDER BY seq'));
+      expect(pages.slice(-2).map((p) => p.values[2])).toEqual([complete, complete]);
+      // That one got to its end: the next starts from it.
+      await keysOf(a.loadChanges());
+      expect(reads.filter((r) => r.text.includes('ORDER BY seq')).at(-1)?.values[2]).not.toBe(complete);
+      await a.close();
+      await pool.end();
+    });
+
+    it('a change set larger than a page: every key, a page at a time, oldest first', async () => {
+      const a = await opened({ worker: 'a' });
+      await loadAll(a);
+      await admin.query(
+        `INSERT INTO "${a.table}" (key, state, body_hash, record, version, worker)
+         SELECT 'K' || i, 'filed', 'h', json_build_object('key', 'K' || i, 'state', 'filed', 'bodyHash', 'h', 'at', 'x', 'incidentId', 'I' || i)::text, 1, 'w'
+           FROM generate_series(1, 5003) AS i ORDER BY i`,
+      );
+      const keys = await keysOf(a.loadChanges());
+      expect(keys).toHaveLength(5003);
+      expect(keys.slice(0, 2)).toEqual(['K1', 'K2']);
+      expect(keys.slice(-2)).toEqual(['K5002', 'K5003']);
+    });
+
+    it('is a range of the updated_at index, not a scan of the table', async () => {
+      const { pool, reads } = readingPool();
+      const a = new PostgresJournalStore({ pool, table: fresh(), worker: 'a' });
+      await a.open();
+      await admin.query(
+        `INSERT INTO "${a.table}" (key, state, body_hash, record, version, worker, updated_at)
+         SELECT 'K' || i, 'filed', 'h', '{}', 1, 'w', now() - interval '1 hour' FROM generate_series(1, 20000) AS i`,
+      );
+      await admin.query(`UPDATE "${a.table}" SET updated_at = now() WHERE key IN ('K7', 'K70')`);
+      await admin.query(`ANALYZE "${a.table}"`);
+      await keysOf(a.load());
+      for await (const _ of a.loadChanges());
+      const changes = reads.filter((r) => r.text.includes('ORDER BY seq')).at(-1) as (typeof reads)[number];
+      expect(changes.rows.map((r) => r.key)).toEqual(['K7', 'K70']);
+      const { rows } = await admin.query(`EXPLAIN (FORMAT JSON) ${changes.text}`, changes.values);
+      const nodes: Record<string, unknown>[] = [];
+      const walk = (node: Record<string, unknown>) => {
+        nodes.push(node);
+        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+      };
+      walk(
+        (rows[0]['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]?.Plan as Record<string, unknown>,
+      );
+      expect(nodes.map((n) => n['Index Name'])).toContain(`${a.table}_updated_at_idx`);
+      expect(nodes.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+      await a.close();
+      await pool.end();
+    });
+
+    it('a journal created at schema version 1 is migrated to 2 when opened, and works; a newer one is still refused', async () => {
+      const table = fresh();
+      const t = tablesOf(table);
+      // The journal as the SDK of version 1 made it: migration 1 only, its rows.
+      await admin.query(`CREATE TABLE ${t.meta} (name text PRIMARY KEY, value text, until timestamptz)`);
+      for (const statement of migrations(t)[0] as string[]) await admin.query(statement);
+      await admin.query(`INSERT INTO ${t.meta} (name, value) VALUES ('schema', '1')`);
+      await admin.query(
+        `INSERT INTO ${t.keys} (key, state, body_hash, incident_id, record, version, worker)
+         VALUES ('V1', 'filed', 'h-V1', 'INC-V1', $1, 1, 'old')`,
+        [JSON.stringify(rec('V1', 'filed', { incidentId: 'INC-V1' }))],
+      );
+      const index = `SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexdef LIKE '%(updated_at)'`;
+      expect((await admin.query(index, [table])).rows).toEqual([]);
+      // Read-only, it is read as it is (a version this SDK reads), and not migrated.
+      const reader = await opened({ table }, true);
+      expect((await loadAll(reader)).map((r) => r.key)).toEqual(['V1']);
+      expect((await admin.query(`SELECT value FROM ${t.meta} WHERE name = 'schema'`)).rows).toEqual([
+        { value: '1' },
+      ]);
+      const a = await opened({ table, worker: 'a' });
+      expect((await admin.query(`SELECT value FROM ${t.meta} WHERE name = 'schema'`)).rows).toEqual([
+        { value: '2' },
+      ]);
+      expect((await admin.query(index, [table])).rows).toEqual([{ indexname: `${table}_updated_at_idx` }]);
+      const journal = await Journal.open(new PostgresJournalStore({ connectionString: url, table }));
+      expect(journal.get('V1')).toEqual(rec('V1', 'filed', { incidentId: 'INC-V1' }));
+      const b = await opened({ table, worker: 'b' });
+      expect((await loadAll(a)).map((r) => r.key)).toEqual(['V1']);
+      await age(table);
+      await b.append(rec('V2', 'not_sent'));
+      expect(await keysOf(a.loadChanges())).toEqual(['V2']);
+      await journal.close();
+      await admin.query(`UPDATE ${t.meta} SET value = '3' WHERE name = 'schema'`);
+      for (const readOnly of [false, true]) {
+        const newer = new PostgresJournalStore({ connectionString: url, table });
+        const error = await failure(newer.open({ readOnly }));
+        expect(error.code).toBe('corrupt');
+        expect(error.message).toContain(`${table} has schema version 3; this SDK knows versions up to 2`);
+      }
+    });
+
+    it('every write stamps updated_at: a claim, an append, a resolution; a lease renewed or ended does not', async () => {
+      const a = await opened({ worker: 'a', leaseMs: 300 });
+      const row = async (key: string) =>
+        (
+          await admin.query(
+            `SELECT extract(epoch FROM updated_at)::text AS at, lease_until::text AS lease FROM "${a.table}" WHERE key = $1`,
+            [key],
+          )
+        ).rows[0] as { at: string; lease: string };
+      const aged = async () => {
+        await age(a.table);
+        return (await row('K')).at;
+      };
+      expect(await a.claim(rec('K', 'sending'), undefined)).toEqual({ taken: true });
+      let before = await aged();
+      // Renewed every 100 ms: not a change of the record.
+      const lease = (await row('K')).lease;
+      while ((await row('K')).lease === lease) await new Promise((r) => setTimeout(r, 20));
+      expect((await row('K')).at).toBe(before);
+      await a.append(rec('K', 'unknown', { error: 'x' }));
+      expect(Number((await row('K')).at)).toBeGreaterThan(Number(before));
+      before = await aged();
+      const journal = await Journal.open(new PostgresJournalStore({ connectionString: url, table: a.table }));
+      await journal.resolve('K', { filed: 'INC-K' });
+      expect(Number((await row('K')).at)).toBeGreaterThan(Number(before));
+      await journal.close();
+      // A lease ended by close(): the key needs review, its record unchanged.
+      expect(await a.claim(rec('L', 'sending'), undefined)).toEqual({ taken: true });
+      await age(a.table);
+      const held = await row('L');
+      await a.close();
+      expect((await row('L')).at).toBe(held.at);
+      expect((await row('L')).lease).not.toBe(held.lease);
+    });
   });
 });

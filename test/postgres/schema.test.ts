@@ -88,19 +88,33 @@ describe('migrate', () => {
       'COMMIT',
     ]);
     expect(values[1]).toEqual(['claims-journal:ops.j']);
-    expect(values.at(-2)).toEqual(['1']);
+    expect(values.at(-2)).toEqual(['2']);
     expect(all[0]).toMatch(/^CREATE TABLE "ops"\."j" \(/);
     expect(all.slice(1)).toEqual([
       `CREATE INDEX ON "ops"."j" (worker) WHERE state = 'sending'`,
       'CREATE INDEX ON "ops"."j" (seq)',
+      'CREATE INDEX ON "ops"."j" (updated_at)',
     ]);
     expect(released()).toBe(1);
-    expect(currentVersion(t)).toBe(1);
+    expect(currentVersion(t)).toBe(2);
+  });
+
+  it('a journal at version 1: only migration 2 (the updated_at index), then version 2', async () => {
+    const { pool, statements, values } = fakePool((text) =>
+      text.startsWith('SELECT value') ? { rows: [{ value: '1' }] } : {},
+    );
+    await migrate(pool, t);
+    expect(statements.slice(4)).toEqual([
+      'CREATE INDEX ON "ops"."j" (updated_at)',
+      `INSERT INTO "ops"."j_meta" (name, value) VALUES ('schema', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+      'COMMIT',
+    ]);
+    expect(values.at(-2)).toEqual(['2']);
   });
 
   it('a journal at the current version: nothing migrated again', async () => {
     const { pool, statements } = fakePool((text) =>
-      text.startsWith('SELECT value') ? { rows: [{ value: '1' }] } : {},
+      text.startsWith('SELECT value') ? { rows: [{ value: '2' }] } : {},
     );
     await migrate(pool, t);
     expect(
@@ -110,7 +124,7 @@ describe('migrate', () => {
   });
 
   it('a journal of a newer version, or a version that is no number: refused, rolled back, the connection released', async () => {
-    for (const value of ['2', 'x', '-1', '1.5']) {
+    for (const value of ['3', 'x', '-1', '1.5']) {
       const { pool, statements, released } = fakePool((text) =>
         text.startsWith('SELECT value') ? { rows: [{ value }] } : {},
       );
@@ -118,7 +132,7 @@ describe('migrate', () => {
       const shown = value === 'x' ? 'NaN' : value;
       expect(error).toMatchObject({
         code: 'corrupt',
-        message: `The journal table ops.j has schema version ${shown}; this SDK knows versions up to 1: use a newer SDK`,
+        message: `The journal table ops.j has schema version ${shown}; this SDK knows versions up to 2: use a newer SDK`,
       });
       expect(statements.at(-1)).toBe('ROLLBACK');
       expect(statements).not.toContain('COMMIT');
@@ -141,7 +155,7 @@ describe('checkExists', () => {
   const t = tablesOf('j');
 
   it('a journal whose tables are both there, at a version this SDK reads: nothing written', async () => {
-    for (const value of ['1', '0', undefined]) {
+    for (const value of ['2', '1', '0', undefined]) {
       const { pool, statements, values } = fakePool((text) =>
         text.startsWith('SELECT to_regclass')
           ? { rows: [{ keys: 'j', meta: 'j_meta' }] }
@@ -171,7 +185,7 @@ describe('checkExists', () => {
     );
     await expect(checkExists(pool, t)).rejects.toMatchObject({
       code: 'corrupt',
-      message: 'The journal table j has schema version 3; this SDK knows versions up to 1: use a newer SDK',
+      message: 'The journal table j has schema version 3; this SDK knows versions up to 2: use a newer SDK',
     });
   });
 });

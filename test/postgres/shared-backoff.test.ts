@@ -139,7 +139,7 @@ describe.skipIf(!db)('a back-off shared by every worker on one PostgreSQL journa
         .finally(() => reader.end());
       expect(rows).toEqual([
         { name: 'backoff', value: null, long: true },
-        { name: 'schema', value: '1', long: null },
+        { name: 'schema', value: '2', long: null },
       ]);
     } finally {
       await a.close();

@@ -1,6 +1,7 @@
 // Runs sharing one PostgreSQL journal in this process: a run alone keeps the input's order;
 // runs started together walk apart and read the journal again (src/batch/walk.ts,
 // BatchRun#metAnotherRun), and still send each key once in all, each reporting every key once.
+import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fileClaims } from '../../src/batch/file-claims.js';
 import { PostgresJournalStore } from '../../src/batch/postgres/index.js';
@@ -13,6 +14,16 @@ import { rec } from '../helpers/journal-records.js';
 import { usePostgres } from './use-postgres.js';
 
 const db = await usePostgres();
+/** Runs one statement as the database's owner (a trigger of the test's). */
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client(db?.url as string);
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 let tables = 0;
 const fresh = () => `walk_${process.pid}_${++tables}`;
 const stores: PostgresJournalStore[] = [];
@@ -46,6 +57,42 @@ function asking(journal: JournalStore, asked: string[]): JournalStore {
   return journal;
 }
 
+/** How a store was read: calls of `load` and `loadChanges`, and the records each gave. */
+interface Reads {
+  load: number;
+  loadChanges: number;
+  loaded: number;
+  changes: number;
+  /** Records `loadChanges` gave that this store had already given (same key, same version). */
+  again: number;
+}
+
+function reading(journal: JournalStore, reads: Reads): JournalStore {
+  const load = journal.load.bind(journal);
+  const loadChanges = (journal.loadChanges as () => AsyncIterable<JournalRecord>).bind(journal);
+  const given = new Set<string>();
+  const seen = (r: JournalRecord) => `${r.key} ${r.state} ${r.at} ${r.heldElsewhere === true}`;
+  journal.load = async function* () {
+    reads.load++;
+    for await (const r of load()) {
+      reads.loaded++;
+      given.add(seen(r));
+      yield r;
+    }
+  };
+  journal.loadChanges = async function* () {
+    reads.loadChanges++;
+    for await (const r of loadChanges()) {
+      reads.changes++;
+      if (given.has(seen(r))) reads.again++;
+      given.add(seen(r));
+      yield r;
+    }
+  };
+  return journal;
+}
+const noReads = (): Reads => ({ load: 0, loadChanges: 0, loaded: 0, changes: 0, again: 0 });
+
 async function run(journal: JournalStore, all: string[], concurrency = 4): Promise<ClaimResult[]> {
   const results: ClaimResult[] = [];
   for await (const r of fileClaims(
@@ -71,7 +118,13 @@ describe.skipIf(!db)('runs sharing a PostgreSQL journal: the walk', () => {
     const all = keys(600);
     const table = fresh();
     const asked: string[][] = [[], [], [], []];
-    const reports = await Promise.all(asked.map((a) => run(asking(store(table), a), all)));
+    const reads = asked.map(noReads);
+    const reports = await Promise.all(
+      asked.map((a, i) => run(reading(asking(store(table), a), reads[i] as Reads), all)),
+    );
+    // Each run loaded the journal once, at its open, and read it again only by its changes.
+    expect(reads.map((r) => r.load)).toEqual([1, 1, 1, 1]);
+    expect(reads.some((r) => r.loadChanges > 0)).toBe(true);
     const seen = new Set<string>();
     expect(server.received.filter((k) => seen.has(k) || !seen.add(k))).toEqual([]);
     expect([...seen].sort()).toEqual(all);
@@ -89,6 +142,46 @@ describe.skipIf(!db)('runs sharing a PostgreSQL journal: the walk', () => {
     // record is asked for by fewer than the four runs (lock-step asked every key four times).
     const claims = asked.reduce((n, a) => n + a.length, 0);
     expect(claims).toBeLessThan(4 * all.length);
+  });
+
+  it('runs whose every read of changes gives again every record it gave before (as within the margin): each key sent once, reported once by each run', async () => {
+    const all = keys(400);
+    const table = fresh();
+    const first = store(table);
+    await first.open();
+    await first.close();
+    // Every write stamped a day ahead: each read of changes gives every row another run wrote.
+    await admin(
+      `CREATE FUNCTION "${table}_ahead"() RETURNS trigger LANGUAGE plpgsql AS
+         $$ BEGIN NEW.updated_at := now() + interval '1 day'; RETURN NEW; END $$`,
+    );
+    await admin(
+      `CREATE TRIGGER ahead BEFORE INSERT OR UPDATE ON "${table}" FOR EACH ROW EXECUTE FUNCTION "${table}_ahead"()`,
+    );
+    // 100 keys filed by an earlier run: settled at each run's open, and given again by every
+    // read of changes (which no run takes on: it reported them already).
+    const filedBefore = all.slice(0, 100);
+    expect((await run(store(table), filedBefore)).every((r) => r.state === 'filed')).toBe(true);
+    const sentBefore = server.received.length;
+    const asked: string[][] = [[], [], []];
+    const reads = asked.map(noReads);
+    const reports = await Promise.all(
+      asked.map((a, i) => run(reading(asking(store(table), a), reads[i] as Reads), all)),
+    );
+    const seen = new Set<string>();
+    expect(server.received.filter((k) => seen.has(k) || !seen.add(k))).toEqual([]);
+    expect(server.received.slice(sentBefore).sort()).toEqual(all.slice(100));
+    for (const [i, results] of reports.entries()) {
+      expect(results.map((r) => r.key).sort()).toEqual(all);
+      for (const r of results.filter((r) => filedBefore.includes(r.key)))
+        expect(r.note).toBe('already_filed');
+      expect(new Set(asked[i]).size).toBe(asked[i]?.length);
+      expect(asked[i]?.filter((k) => filedBefore.includes(k))).toEqual([]);
+    }
+    const readAgain = reads.filter((r) => r.loadChanges > 0);
+    expect(readAgain.length).toBeGreaterThan(0);
+    // Each read of changes gave the 100 again, at least.
+    for (const r of readAgain) expect(r.again).toBeGreaterThanOrEqual(100 * r.loadChanges);
   });
 
   it('a row read again while the run writes the key never moves back the version its next write compares with', async () => {

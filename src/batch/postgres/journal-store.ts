@@ -72,6 +72,18 @@ const MIN_LEASE_MS = 100;
 const MAX_LEASE_MS = 24 * 3_600_000;
 /** Rows read per query by `load()`: a million keys are not one answer in memory. */
 const PAGE = 5_000;
+/**
+ * How far before this store's previous read `loadChanges()` looks, in ms. A row's `updated_at`
+ * is `now()` of the transaction that wrote it, which is the time that transaction STARTED: a
+ * write that started before the previous read and committed after that read looked at its row
+ * was not seen by it, yet carries an earlier time than the read's. Every write here is one
+ * statement in a transaction of its own, so the margin covers one statement's run: its wait
+ * for rows another run's statement holds (at most the deadlock timeout, 1 s by default, when
+ * PostgreSQL fails one of two) and its commit, ms otherwise. 3 s covers that with room; a write
+ * slower still is missed by the next read, which costs one refused `claim`, and a row written
+ * within the margin is read twice, which is harmless (see `JournalStore.loadChanges`).
+ */
+const CHANGES_MARGIN_MS = 3_000;
 
 /** The most writes of one kind sent in one statement. */
 const GROUP_MAX = 256;
@@ -184,6 +196,11 @@ export class PostgresJournalStore implements JournalStore {
   #renewal: NodeJS.Timeout | undefined;
   /** The shared back-off as last read, in ms since the epoch on this machine's clock. */
   #pausedUntil = 0;
+  /**
+   * When this store's last complete read (`load` or `loadChanges`) started, on the database's
+   * clock: epoch seconds, as text. `loadChanges` reads what changed since, less the margin.
+   */
+  #lastRead: string | undefined;
   readonly #inserts = new WriteGroups<WriteItem, Written>((items) => this.#insertGroup(items), GROUP_MAX);
   readonly #updates = new WriteGroups<WriteItem, Written>((items) => this.#updateGroup(items), GROUP_MAX);
   /** The shared back-off's ms left, an expression read with every write (one primary-key lookup, no round trip). */
@@ -257,9 +274,42 @@ export class PostgresJournalStore implements JournalStore {
   }
 
   /** The latest record of every key, in the order keys were first written. */
-  async *load(): AsyncIterable<JournalRecord> {
+  load(): AsyncIterable<JournalRecord> {
+    return this.#read(false);
+  }
+
+  /**
+   * The latest record of each key another run changed since this store's last complete read
+   * (`load` or `loadChanges`), in the order keys were first written; every key's before any
+   * read. Read by the `updated_at` index: rows whose `updated_at` is at least the start of that
+   * read, on the database's clock, less a margin of 3 s for writes under way then; a row written
+   * within the margin comes back again (harmless). Keys whose latest record this run wrote are
+   * left out: the run knows them.
+   */
+  loadChanges(): AsyncIterable<JournalRecord> {
+    return this.#read(true);
+  }
+
+  /** Every key's latest record (or only those changed since the last read), a page at a time. */
+  async *#read(changes: boolean): AsyncGenerator<JournalRecord> {
     const pool = this.#usable('load');
+    const since = changes ? this.#lastRead : undefined;
+    // Only other runs' rows changed since `$3` (less the margin: see CHANGES_MARGIN_MS).
+    const changed =
+      since === undefined
+        ? ''
+        : `AND updated_at >= to_timestamp($3::float8) - interval '${CHANGES_MARGIN_MS} milliseconds' AND worker <> $2`;
+    let startedAt: string;
     let after = '0';
+    try {
+      // Taken before the first page, so no later than any page's snapshot: a write this read
+      // misses committed after its page was read, so it started (its updated_at) no earlier
+      // than this, less the time it took (the margin).
+      startedAt = (await pool.query<{ at: string }>('SELECT extract(epoch FROM now())::text AS at')).rows[0]
+        ?.at as string;
+    } catch (error) {
+      throw databaseError('be read', error, this.#secrets);
+    }
     for (;;) {
       let rows: Row[];
       try {
@@ -268,16 +318,19 @@ export class PostgresJournalStore implements JournalStore {
           // that text column (K1, K10, K100...) rather than by the number.
           `SELECT key, record, version::text, seq::text AS position, worker,
                   (state = 'sending' AND lease_until > now()) AS live
-             FROM ${this.#tables.keys} WHERE seq > $1 ORDER BY seq LIMIT ${PAGE}`,
-          [after],
+             FROM ${this.#tables.keys} WHERE seq > $1 ${changed} ORDER BY seq LIMIT ${PAGE}`,
+          since === undefined ? [after] : [after, this.worker, since],
         ));
       } catch (error) {
         throw databaseError('be read', error, this.#secrets);
       }
       for (const row of rows) yield this.#recordOf(row);
-      if (rows.length < PAGE) return;
+      if (rows.length < PAGE) break;
       after = (rows[rows.length - 1] as Row & { position: string }).position;
     }
+    // Only a read that got to its end: one stopped half-way (a failure, a caller that stopped
+    // reading) leaves the next read of changes to start where the last complete one did.
+    this.#lastRead = startedAt;
   }
 
   /**

@@ -57,6 +57,11 @@ export function migrations(t: JournalTables): string[][] {
       `CREATE INDEX ON ${t.keys} (worker) WHERE state = 'sending'`,
       `CREATE INDEX ON ${t.keys} (seq)`,
     ],
+    [
+      // `loadChanges`: the rows written since a run's last read, as a range of this index
+      // rather than a scan of the table (every write sets updated_at).
+      `CREATE INDEX ON ${t.keys} (updated_at)`,
+    ],
   ];
 }
 

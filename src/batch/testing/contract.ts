@@ -292,6 +292,47 @@ export function journalStoreContract(makeStore: MakeStore, options: JournalStore
       }
     });
 
+    test('shared: loadChanges, when the store has it, gives what other runs changed since its last read, as load() would', async () => {
+      const name = journalName();
+      const a = await makeStore(name);
+      if (!a.shared || typeof a.loadChanges !== 'function') return;
+      const b = await makeStore(name);
+      await a.open();
+      await b.open();
+      try {
+        // Stryker disable next-line StringLiteral,ObjectLiteral: test data
+        const before = record('B', 'not_sent', { error: 'e' });
+        await b.append(before);
+        await loadAll(a);
+        // Since that read: B taken and filed by another run, C taken and in flight there.
+        // Stryker disable next-line StringLiteral: test data (any state the store takes)
+        assert.deepEqual(await b.claim(record('B', 'sending'), before), { taken: true });
+        await b.append(record('B', 'filed', { incidentId: 'INC-B' }));
+        assert.deepEqual(await b.claim(record('C', 'sending'), undefined), { taken: true });
+        const changed: JournalRecord[] = [];
+        for await (const r of a.loadChanges()) changed.push(r);
+        const changes = latestOf(changed);
+        assert.deepEqual(
+          fieldsOf(the(changes, 'B')),
+          fieldsOf(record('B', 'filed', { incidentId: 'INC-B' })),
+          "B's latest record",
+        );
+        assert.equal(
+          the(changes, 'C').heldElsewhere,
+          true,
+          "another live run's sending record: heldElsewhere",
+        );
+        // Whatever else it gives (a record that did not change: harmless) is the key's latest.
+        const now = latestOf(await loadAll(a));
+        for (const [key, changed] of changes) {
+          assert.deepEqual(fieldsOf(changed), fieldsOf(the(now, key)), `the record of ${key} is its latest`);
+        }
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
     test('a shared back-off (pauseAll), when the store has one: every run using the journal sees it by its next write', async () => {
       const name = journalName();
       const a = await makeStore(name);
