@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchStoppedError } from '../../src/batch/errors.js';
 import { fileClaims } from '../../src/batch/file-claims.js';
 import { storeGrace } from '../../src/batch/grace.js';
@@ -11,6 +11,7 @@ import type { JournalRecord } from '../../src/batch/record.js';
 import type { ClaimResult } from '../../src/batch/result.js';
 import type { JournalStore } from '../../src/batch/store.js';
 import { ClaimsClient } from '../../src/index.js';
+import { captureBatchPauses } from '../helpers/pauses.js';
 import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from './claims-server.js';
 import { mountSmallDisk } from './small-disk.js';
 
@@ -23,6 +24,7 @@ beforeEach(async () => {
   journal = join(dir, 'claims.journal');
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -75,14 +77,18 @@ describe('an unreachable API stops the batch', () => {
       baseUrl: `http://127.0.0.1:${await closedPort()}`,
       accessToken: 'tok',
     });
-    const started = Date.now();
+    const pauses = captureBatchPauses();
     const { results, error } = await runAll(
       client,
       keys(40).map((k) => claimLine(k)),
       { maxRetries: 2 },
     );
-    // Two pauses of the back-off (0.5 s and 1 s, less jitter), not 40 claims' worth.
-    expect(Date.now() - started).toBeLessThan(6_000);
+    // The back-off's two pauses (0.5 s and 1 s, less up to 25% jitter) of each claim in flight
+    // (4 at most), not 40 claims' worth, and no longer pause.
+    expect(pauses.length).toBeGreaterThanOrEqual(2);
+    expect(pauses.length).toBeLessThanOrEqual(2 * 4);
+    for (const ms of pauses)
+      expect((ms >= 375 && ms <= 500) || (ms >= 750 && ms <= 1_000), `${ms} ms`).toBe(true);
     expect(error).toBeInstanceOf(BatchStoppedError);
     expect(error).toMatchObject({ reason: 'unreachable', unrecorded: [] });
     expect((error as Error).message).toMatch(
@@ -251,6 +257,45 @@ describe('a journal store that never answers cannot keep an aborted batch runnin
 
   const never = new Promise<never>(() => {});
 
+  /**
+   * The timers of exactly `ms` armed meanwhile (the grace's: no other timer of the run is that
+   * long), held instead of run: `pass()` runs those not cleared, as if `ms` had passed. Records,
+   * for each, whether `signal` had aborted when it was armed. Restored by `vi.restoreAllMocks()`.
+   */
+  function holdTimersOf(ms: number, signal: AbortSignal) {
+    const realSet = globalThis.setTimeout;
+    const realClear = globalThis.clearTimeout;
+    const held = new Map<unknown, () => void>();
+    const armedAfterAbort: boolean[] = [];
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((
+      run: (...args: unknown[]) => void,
+      delay?: number,
+      ...args: unknown[]
+    ) => {
+      if (delay !== ms) return realSet(run, delay, ...args);
+      // A real handle (clearTimeout accepts it), which never fires by itself.
+      const handle = realSet(() => {}, 2 ** 31 - 1);
+      handle.unref();
+      held.set(handle, () => run(...args));
+      armedAfterAbort.push(signal.aborted);
+      return handle;
+    }) as typeof setTimeout);
+    vi.spyOn(globalThis, 'clearTimeout').mockImplementation((handle) => {
+      held.delete(handle);
+      realClear(handle);
+    });
+    return {
+      armedAfterAbort,
+      pass(): void {
+        for (const [handle, run] of held) {
+          held.delete(handle);
+          realClear(handle as NodeJS.Timeout);
+          run();
+        }
+      },
+    };
+  }
+
   it('gives up the grace after the abort, with every key reported', async () => {
     const store: JournalStore = {
       shared: false,
@@ -268,20 +313,29 @@ describe('a journal store that never answers cannot keep an aborted batch runnin
       if (n === 0) setTimeout(() => controller.abort(), 20);
       return { ...defaultAnswer(key), delayMs: 50 };
     };
-    let aborted = 0;
-    controller.signal.addEventListener('abort', () => {
-      aborted = Date.now();
-    });
-    const { results, error } = await runAll(
+    // A grace no test waits out: its timer is held, and passed by hand.
+    storeGrace.ms = 47_000;
+    const grace = holdTimersOf(47_000, controller.signal);
+    let ended = false;
+    const run = runAll(
       new ClaimsClient({ baseUrl: server.url, accessToken: 'tok' }),
       keys(10).map((k) => claimLine(k)),
       { journal: store, signal: controller.signal, concurrency: 2 },
-    );
-    expect(Date.now() - aborted).toBeGreaterThanOrEqual(GRACE_MS - 5);
-    expect(Date.now() - aborted).toBeLessThan(GRACE_MS + 2_000);
+    ).finally(() => {
+      ended = true;
+    });
+    // The grace begins at the abort, not before: every grace timer armed once it aborted.
+    await vi.waitFor(() => expect(grace.armedAfterAbort.length).toBeGreaterThan(0), { interval: 5 });
+    expect(grace.armedAfterAbort.every(Boolean)).toBe(true);
+    // Within the grace the run waits for the store: it does not end before the grace has passed.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ended).toBe(false);
+    // Once it has passed, the run ends, with nothing else to wait for.
+    grace.pass();
+    const { results, error } = await run;
     expect(error).toMatchObject({
       reason: 'journal_unresponsive',
-      message: 'The journal store did not answer within 0.4 s of the stop; the run ended with what it knew',
+      message: 'The journal store did not answer within 47 s of the stop; the run ended with what it knew',
     });
     expect(results.size).toBe(10);
     // K002 only: its slot then took K003 and wrote its sending record, but did not send it.

@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchInputError, BatchStoppedError } from '../../src/batch/errors.js';
 import { fileClaims } from '../../src/batch/file-claims.js';
 import { Journal } from '../../src/batch/journal.js';
@@ -20,11 +20,33 @@ import { ClaimsClient } from '../../src/index.js';
 import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from './claims-server.js';
 import { MemorySharedStore } from './memory-shared-store.js';
 
+// Every wait begun with node:timers/promises (the batch's pause, `RateGate.ready`), passed
+// through and recorded with how it ended: a test sees a wait cut short without timing it.
+const waits = vi.hoisted(() => [] as { ms: number; end: Promise<'waited out' | 'cut short'> }[]);
+vi.mock('node:timers/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:timers/promises')>();
+  return {
+    ...real,
+    setTimeout: (ms: number, value?: unknown, options?: { signal?: AbortSignal }) => {
+      const waiting = real.setTimeout(ms, value, options);
+      waits.push({
+        ms,
+        end: waiting.then(
+          () => 'waited out' as const,
+          () => 'cut short' as const,
+        ),
+      });
+      return waiting;
+    },
+  };
+});
+
 let server: ClaimsServer;
 let dir: string;
 let journal: string;
 let client: ClaimsClient;
 beforeEach(async () => {
+  waits.length = 0;
   server = await startClaimsServer();
   dir = mkdtempSync(join(tmpdir(), 'batch-'));
   journal = join(dir, 'claims.journal');
@@ -188,12 +210,15 @@ describe('fileClaims', () => {
       }
       return defaultAnswer(key);
     };
-    const started = Date.now();
     const results = await run([claimLine('K1'), claimLine('K2')], {
       concurrency: 1,
       signal: controller.signal,
     });
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // The batch began the 30 s pause the 429 asked for, and the abort cut it short.
+    const pauses = waits.filter((w) => w.ms > 25_000);
+    expect(pauses).toHaveLength(1);
+    expect(pauses[0]?.ms).toBeLessThanOrEqual(30_000);
+    expect(await pauses[0]?.end).toBe('cut short');
     expect(results.get('K1')).toMatchObject({ state: 'not_sent', note: 'aborted' });
     expect(results.get('K2')).toMatchObject({ state: 'not_sent', note: 'aborted' });
     expect(server.received).toEqual(['K1']);

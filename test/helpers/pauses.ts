@@ -4,6 +4,7 @@
  * clock, and need not wait them out. Restore with `vi.restoreAllMocks()` after each test.
  */
 import { vi } from 'vitest';
+import { RateGate } from '../../src/batch/rate-gate.js';
 import { CallSignal } from '../../src/internal/call-signal.js';
 
 /** Records each pause asked for; waits 0 ms instead, so a retry follows at once. */
@@ -38,4 +39,18 @@ export function abortOnPause(controller: AbortController): { pauses: number[]; e
     return slept;
   });
   return { pauses, ends };
+}
+
+/**
+ * The pauses a batch sets on its whole run (`RateGate.pause`), recorded; each is set as 0 ms
+ * instead, so the next attempt follows at once. Restore with `vi.restoreAllMocks()`.
+ */
+export function captureBatchPauses(): number[] {
+  const pauses: number[] = [];
+  const pause = RateGate.prototype.pause;
+  vi.spyOn(RateGate.prototype, 'pause').mockImplementation(function (this: RateGate, ms: number) {
+    pauses.push(ms);
+    pause.call(this, 0);
+  });
+  return pauses;
 }

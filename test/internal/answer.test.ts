@@ -140,7 +140,6 @@ describe.each(WIRES)('$name: answers judged honestly', (wire) => {
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 5);
-    const started = performance.now();
     try {
       const error = await client()
         .incidents.create(incident)
@@ -154,12 +153,13 @@ describe.each(WIRES)('$name: answers judged honestly', (wire) => {
     }
     peak = Math.max(peak, process.memoryUsage().rss);
     const grewMiB = (peak - before) / 2 ** 20;
-    // The read stopped near the 10 MiB cap, far from the 300 MB offered.
+    // The read stopped near the 10 MiB cap, far from the 300 MB offered (the server writes only
+    // as fast as it is read, until the call hangs up: a call that went on reading, or waited for
+    // the body's end, would let it send all of it; the call's duration is no part of this).
     expect(sent).toBeLessThan(total / 2);
     if (process.env.REPORT_MEMORY)
       console.log(`${wire.name}: RSS grew ${grewMiB.toFixed(1)} MiB, ${sent} bytes sent`);
     expect(grewMiB).toBeLessThan(100);
-    expect(performance.now() - started).toBeLessThan(20_000);
   });
 });
 

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnprocessableEntityError } from '../../src/index.js';
 import { homeIncident, type LocalServer, type Reply, raw, startLocalServer, useSandbox } from './helpers.js';
 
@@ -105,45 +105,47 @@ describe('sandbox attachments', () => {
     });
 
     it('stops reading a chunked download as soon as it passes the size limit', async () => {
-      // Streams 200-byte chunks with no Content-Length and never ends by itself (for 5 s at most):
-      // only a reader that stops at the limit can fail before the sender gives up.
+      // Streams 200-byte chunks with no Content-Length, 100 times the limit before it ends by
+      // itself: only a reader that stops at the limit can fail while the sender is still sending.
+      const SENDER_STOPS_AT = 100_000;
       let sent = 0;
-      let closedByClient = false;
+      let endedBySender = false;
+      let hungUp!: Promise<boolean>;
       const streamer = createServer((_req, res) => {
         res.writeHead(200, { 'content-type': 'application/octet-stream' });
-        const started = Date.now();
         const timer = setInterval(() => {
-          if (Date.now() - started > 5_000) {
+          if (sent >= SENDER_STOPS_AT) {
             clearInterval(timer);
+            endedBySender = true;
             res.end();
             return;
           }
           res.write(Buffer.alloc(200, 1));
           sent += 200;
         }, 10);
-        res.on('close', () => {
-          clearInterval(timer);
-          if (!res.writableEnded) closedByClient = true;
-        });
+        hungUp = new Promise((resolve) =>
+          res.on('close', () => {
+            clearInterval(timer);
+            resolve(!res.writableEnded);
+          }),
+        );
       });
       await new Promise<void>((resolve) => streamer.listen(0, '127.0.0.1', resolve));
       try {
         const url = `http://127.0.0.1:${(streamer.address() as AddressInfo).port}/endless.bin`;
-        const started = Date.now();
         const { incidentId } = await ctx.client.incidents.create({ ...homeIncident, attachments: [{ url }] });
         const [event] = ctx.sandbox.incident(incidentId)?.events ?? [];
         const id = event?.attachments[0]?.attachmentId as string;
-        await vi.waitFor(() => expect(ctx.sandbox.attachment(id)?.status).toBe('failed'), {
-          timeout: 2_000,
-          interval: 10,
-        });
-        expect(Date.now() - started).toBeLessThan(2_000);
+        await ctx.sandbox.settled();
         const record = ctx.sandbox.attachment(id);
+        expect(record?.status).toBe('failed');
         expect(record?.error).toContain('at most 1000');
         expect(record?.data).toBeUndefined();
-        // The sandbox hung up on the sender rather than draining it.
-        await vi.waitFor(() => expect(closedByClient).toBe(true), { timeout: 1_000, interval: 10 });
-        expect(sent).toBeLessThan(100_000);
+        // Failed while the sender was still sending, and the sandbox hung up on it rather than
+        // draining it.
+        expect(endedBySender).toBe(false);
+        expect(await hungUp).toBe(true);
+        expect(sent).toBeLessThan(SENDER_STOPS_AT);
       } finally {
         streamer.closeAllConnections();
         await new Promise<void>((resolve) => streamer.close(() => resolve()));

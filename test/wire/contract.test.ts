@@ -144,15 +144,14 @@ describe('the signal and stalls', () => {
     it('an abort while waiting for the answer: stopped at once, no listener left', async () => {
       const server = await local(() => undefined);
       const signal = new CountingSignal();
-      const pending = make()(kitRequest(server.origin, signal, { timeoutMs: 5_000 }));
+      // An idle timeout past the test's own: only the abort can end the request.
+      const pending = make()(kitRequest(server.origin, signal, { timeoutMs: 600_000 }));
       while (server.seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       const reason = new Error('caller gave up');
       signal.abort(reason);
-      const { error, ms } = await rejection(pending);
+      const { error } = await rejection(pending);
       expect(error).toMatchObject({ kind: 'stopped', name: 'AbortError' });
       expect(error.cause).toBe(reason);
-      // Not the 5 s timeout: a bound far from both, that load cannot reach.
-      expect(ms).toBeLessThan(4_000);
       expect(signal.listeners).toBe(0);
     });
 

@@ -1,7 +1,7 @@
 /**
  * Runs fault scenarios one after another in a process of its own, then simply stops: no
  * `process.exit()`. The parent test measures how long the process lives after its last line;
- * a timer or socket the SDK leaked would keep it alive (for up to `timeoutMs` = 10 s here).
+ * a timer or socket the SDK leaked would keep it alive (for up to `timeoutMs` = 10 minutes here).
  * Each line also lists what keeps the event loop alive at that point, to find a leak's source.
  *
  * Usage: node --import tsx run-scenario.ts <baseUrl> <undici|http|fetch> <webhookId[:abortAfterMs]>...
@@ -13,7 +13,7 @@ const [baseUrl = '', wire = 'undici', ...scenarios] = process.argv.slice(2);
 const options = {
   baseUrl,
   accessToken: 'tok_child_5ecr3t',
-  timeoutMs: 10_000,
+  timeoutMs: 600_000,
   maxRetries: 1,
   ...(wire === 'fetch'
     ? { fetch: globalThis.fetch }
