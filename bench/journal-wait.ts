@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Batch from '../src/batch/index.js';
 import type * as Sdk from '../src/index.js';
-import { plainPool } from './lib/batch-latency.js';
+import { makeClaims, medianWrite, plainPool } from './lib/batch-latency.js';
 import { ensureBuilt, median, round, startServerProcess, stop } from './lib/common.js';
 
 const CONCURRENCY = Number(process.env.JOURNAL_WAIT_CONCURRENCY ?? 4);
@@ -29,19 +29,7 @@ const server = await startServerProcess(fileURLToPath(new URL('./lib/api-server.
 const client = new sdk.ClaimsClient({ baseUrl: server.url, accessToken: 'tok_bench_0123456789abcdef' });
 
 let batches = 0;
-const claims = () => {
-  batches++;
-  return Array.from({ length: CLAIMS }, (_, i) => ({
-    key: `K${batches}-${i}`,
-    incident: {
-      programmeCode: 'PRG-HOME',
-      policyCountry: 'GB',
-      policyTypeCode: 'HOME-STD',
-      incidentDate: '2026-11-02',
-      description: `Kitchen fire, claim ${i}.`,
-    },
-  }));
-};
+const claims = () => makeClaims(CLAIMS, `K${++batches}`);
 
 /** A store that keeps nothing: the runner's own cost. */
 const keepsNothing = (): Batch.JournalStore => ({
@@ -81,20 +69,8 @@ async function run(journal: Batch.JournalStore): Promise<number> {
 
 try {
   // One `sending` write at a time on one journal: the durable write alone.
-  const alone: number[] = [];
   const probe = join(DIR, `journal-wait-probe-${process.pid}.journal`);
-  const journal = await batch.Journal.open(probe);
-  for (let i = 0; i < 300; i++) {
-    const started = performance.now();
-    await journal.begin({
-      key: `W${i}`,
-      state: 'sending',
-      bodyHash: 'x'.repeat(43),
-      at: new Date().toISOString(),
-    });
-    alone.push(performance.now() - started);
-  }
-  await journal.close();
+  const alone = await medianWrite(batch, probe);
   await rm(probe, { force: true });
   await plainPool(client, claims().slice(0, 500), CONCURRENCY);
   const rps: Record<'pool' | 'nothing' | 'file', number[]> = { pool: [], nothing: [], file: [] };
@@ -121,7 +97,7 @@ try {
       `  plain pool        ${round(pool)} claims/s\n` +
       `  runner alone      ${round(median(rps.nothing))} claims/s, ${round(median(rps.nothing) / pool, 3)} of the pool\n` +
       `  file store        ${round(median(rps.file))} claims/s, ${round(median(rps.file) / pool, 3)} of the pool\n` +
-      `  a sending write:  alone ${round(median(alone), 3)} ms; in the batch ${round(median(inBatch), 3)} ms ` +
+      `  a sending write:  alone ${round(alone, 3)} ms; in the batch ${round(median(inBatch), 3)} ms ` +
       `(p90 ${round(inBatch[Math.floor(inBatch.length * 0.9)] as number, 3)} ms)\n`,
   );
 } finally {

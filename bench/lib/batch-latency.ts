@@ -66,7 +66,8 @@ const incident = (i: number) => ({
   incidentDate: '2026-11-02',
   description: `Kitchen fire, smoke damage to the ceiling and the east wall; claim ${i}.`,
 });
-const makeClaims = (n: number, prefix: string) =>
+/** `n` claims keyed `<prefix>-<i>`, each with its own description. */
+export const makeClaims = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ key: `${prefix}-${i}`, incident: incident(i) }));
 type Claims = ReturnType<typeof makeClaims>;
 
@@ -105,7 +106,7 @@ async function batchRun(
 }
 
 /** Median ms of one durable `sending` write (the store's conditional write), one at a time. */
-async function medianWrite(
+export async function medianWrite(
   batch: typeof Batch,
   store: string | Batch.JournalStore,
   n = 300,
