@@ -414,6 +414,22 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
       await pool.end();
     });
 
+    it('an update refused (another run changed the key since) reads no row with its group: a not_sent record is dropped in one statement', async () => {
+      const holder = await opened();
+      expect(await holder.claim(rec('K', 'sending'), undefined)).toEqual({ taken: true });
+      const { pool, statements } = recordingPool();
+      const other = new PostgresJournalStore({ pool, table: holder.table });
+      await other.open();
+      await loadAll(other);
+      await holder.append(rec('K', 'filed', { incidentId: 'I-K' }));
+      statements.length = 0;
+      await other.append(rec('K', 'not_sent'));
+      expect(statements).toEqual(['group ~K']);
+      expect(await loadAll(other)).toEqual([rec('K', 'filed', { incidentId: 'I-K' })]);
+      await other.close();
+      await pool.end();
+    });
+
     it('keys another run holds: refused in one insert, their rows read in one statement, each answered heldElsewhere', async () => {
       const holder = await opened();
       const keys = ['A', 'B', 'C', 'D'];

@@ -78,6 +78,20 @@ describe('WriteGroups', () => {
     expect(s.waiting()).toBe(0);
   });
 
+  it('one lane holds one group at a time, however many wait: with max 1, writes asked together go one by one', async () => {
+    const s = recordingSend();
+    const groups = new WriteGroups(s.send, 1, 1);
+    const all = ['a', 'b', 'c'].map((k) => groups.write(k, `${k}1`));
+    await tick();
+    expect(s.groups).toEqual([['a1']]);
+    await s.answer();
+    expect(s.groups).toEqual([['a1'], ['b1']]);
+    await s.answer();
+    await s.answer();
+    expect(s.groups).toEqual([['a1'], ['b1'], ['c1']]);
+    await expect(Promise.all(all)).resolves.toEqual(['A1', 'B1', 'C1']);
+  });
+
   it('a group holds at most max writes; the others go next, oldest first', async () => {
     const s = recordingSend();
     const groups = new WriteGroups(s.send, 2, 1);

@@ -45,7 +45,9 @@ export class WriteGroups<Item, Answer> {
   write(key: string, item: Item): Promise<Answer> {
     return new Promise<Answer>((resolve, reject) => {
       this.#waiting.push({ key, item, resolve, reject });
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: shortcuts only: a start with every lane busy, or a second one in a turn, starts nothing (a group's end starts the next)
       if (this.#scheduled || this.#running >= this.lanes) return;
+      // Stryker disable next-line BooleanLiteral: as above
       this.#scheduled = true;
       // The next turn: the writes asked for in this one (a claim's final record, then the next
       // claim's `sending` record, a few promise steps apart) go in the same statement.
