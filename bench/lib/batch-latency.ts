@@ -222,7 +222,7 @@ async function countedPool(url: string) {
   (pool as unknown as { query: typeof query }).query = async (sql, params) => {
     const result = await query(sql, params);
     counts.statements++;
-    if (/\bw AS \((INSERT|UPDATE)/.test(sql)) {
+    if (/\bi AS \(INSERT/.test(sql)) {
       counts.commits++;
     }
     return result;
@@ -496,6 +496,10 @@ function tallied(store: Batch.JournalStore, tally: StoreTally, t0: number): Batc
       tally.appendMs += performance.now() - started;
     },
     close: () => store.close(),
+    // Reads again by the changes only, as the store itself would be (JournalStore.loadChanges).
+    ...(store.loadChanges
+      ? { loadChanges: () => (store.loadChanges as () => AsyncIterable<Batch.JournalRecord>)() }
+      : {}),
     pauseAll: (ms) => (store.pauseAll as (ms: number) => Promise<void>)(ms),
     pausedUntil: () => (store.pausedUntil as () => number)(),
   };
@@ -568,6 +572,26 @@ async function workersRun(build: Build, n: number, url: string, db: Db, table: s
   };
 }
 
+/**
+ * The same workers without a journal (a store that keeps nothing), each filing its own share of
+ * the input: what this process, the API server and the box allow `n` runs of concurrency 4,
+ * the ceiling of the workers' speed-up however cheap the journal.
+ */
+async function noJournalRun(build: Build, n: number, url: string, prefix: string): Promise<number> {
+  const claims = makeClaims(WORKERS_CLAIMS, prefix);
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: n }, async (_, w) => {
+      const client = new build.sdk.ClaimsClient({ baseUrl: url, accessToken: 'tok_bench_0123456789abcdef' });
+      const share = claims.filter((_, i) => i % n === w);
+      for await (const _ of build.batch.fileClaims(client, share, { journal: noStore(), concurrency: 4 })) {
+        // drained
+      }
+    }),
+  );
+  return WORKERS_CLAIMS / ((performance.now() - started) / 1000);
+}
+
 /** Workers: 1, 2, 4 runs of concurrency 4 on one PostgreSQL journal, a 20 ms server. */
 async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
   const builds: Build[] = [
@@ -577,7 +601,12 @@ async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
   process.env.BENCH_SERVER_DELAY_MS = String(WORKERS_SERVER_MS);
   const slow = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
   /** rps[build][n][round]: each round's runs of n workers (two: there and back). */
-  const rps = new Map(builds.map((b) => [b.name, new Map(WORKERS_COUNTS.map((n) => [n, [] as number[][]]))]));
+  const rps = new Map(
+    [...builds.map((b) => b.name), 'no journal'].map((name) => [
+      name,
+      new Map(WORKERS_COUNTS.map((n) => [n, [] as number[][]])),
+    ]),
+  );
   const roundsOf = (build: string, n: number) => rps.get(build)?.get(n) ?? [];
   let runs = 0;
   try {
@@ -585,6 +614,10 @@ async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
       const counts = [...WORKERS_COUNTS, ...[...WORKERS_COUNTS].reverse()];
       for (const [i, n] of counts.entries()) {
         const order = (r + i) % 2 === 0 ? builds : [...builds].reverse();
+        const ceiling = await noJournalRun(builds[0] as Build, n, slow.url, `none_${process.pid}_${++runs}`);
+        const ceilingRounds = roundsOf('no journal', n);
+        ceilingRounds[r] = [...(ceilingRounds[r] ?? []), ceiling];
+        process.stdout.write(`workers round ${r + 1} no journal ${n}: ${round(ceiling)} claims/s\n`);
         for (const build of order) {
           const table = `bench_workers_${process.pid}_${++runs}`;
           const run = await workersRun(build, n, slow.url, db, table);
@@ -613,7 +646,8 @@ async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
     `\nworkers (concurrency 4 each, one PostgreSQL journal, ${WORKERS_CLAIMS} claims, a ${WORKERS_SERVER_MS} ms server, ${WORKERS_ROUNDS} round(s)):\n`,
   );
   const first = WORKERS_COUNTS[0] as number;
-  for (const build of builds) {
+  for (const name of [...builds.map((b) => b.name), 'no journal']) {
+    const build = { name };
     const byN = rps.get(build.name) as Map<number, number[][]>;
     const roundRps = (n: number) => (byN.get(n) as number[][]).map((runs) => median(runs));
     const result: Record<number, { rps: number; speedup: number; speedups: number[] }> = {};
@@ -642,6 +676,8 @@ async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
     }
     out.versusBaseline = versus;
   }
-  process.stdout.write(`target: 4 workers ≥ ${WORKERS_TARGET}× one\n`);
+  process.stdout.write(
+    `target: 4 workers ≥ ${WORKERS_TARGET}× one (without a journal this box reaches the "no journal" line: the ceiling)\n`,
+  );
   return out;
 }

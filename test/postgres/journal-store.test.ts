@@ -361,12 +361,14 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
       let failures = failWith?.times ?? 0;
       const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<unknown>;
       (pool as unknown as { query: typeof query }).query = async (text, values) => {
-        const kind = /^\s*WITH v AS \(.*?\),\s*w AS \((INSERT|UPDATE)/s.exec(text)?.[1];
-        statements.push(
-          kind
-            ? `group ${kind} ${((values as string[][])[0] as string[]).join(',')}`
-            : (text.trim().split(/\s+/)[0] as string),
-        );
+        const kind = /^\s*WITH v AS \(.*?\),\s*i AS \(INSERT/s.test(text);
+        // Each key of a group, `+` when inserted (no row expected), `~` when updated.
+        const keys = kind
+          ? ((values as string[][])[0] as string[]).map(
+              (k, i) => `${(values as unknown[][])[6]?.[i] === null ? '+' : '~'}${k}`,
+            )
+          : [];
+        statements.push(kind ? `group ${keys.join(',')}` : (text.trim().split(/\s+/)[0] as string));
         if (kind && failures > 0) {
           failures--;
           throw Object.assign(new Error('deadlock detected'), { code: failWith?.code });
@@ -377,21 +379,54 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
     }
     const groups = (statements: string[]) => statements.filter((s) => s.startsWith('group '));
 
-    it('16 claims at once: the first alone, the other 15 in one insert; 16 appends likewise; every record as written', async () => {
+    it('16 claims asked for in one turn: one statement; 16 appends likewise; every record as written', async () => {
       const { pool, statements } = recordingPool();
       const store = new PostgresJournalStore({ pool, table: fresh() });
       await store.open();
       const keys = Array.from({ length: 16 }, (_, i) => `K${String(i).padStart(2, '0')}`);
       const answers = await Promise.all(keys.map((k) => store.claim(rec(k, 'sending'), undefined)));
       expect(answers).toEqual(keys.map(() => ({ taken: true })));
-      expect(groups(statements)).toEqual([`group INSERT K00`, `group INSERT ${keys.slice(1).join(',')}`]);
+      expect(groups(statements)).toEqual([`group ${keys.map((k) => `+${k}`).join(',')}`]);
       statements.length = 0;
       await Promise.all(keys.map((k) => store.append(rec(k, 'filed', { incidentId: `I-${k}` }))));
-      expect(groups(statements)).toEqual([`group UPDATE K00`, `group UPDATE ${keys.slice(1).join(',')}`]);
-      expect(statements).toHaveLength(2);
+      expect(statements).toEqual([`group ${keys.map((k) => `~${k}`).join(',')}`]);
       const loaded = await loadAll(store);
       expect(loaded).toEqual(keys.map((k) => rec(k, 'filed', { incidentId: `I-${k}` })));
       await store.close();
+      await pool.end();
+    });
+
+    it("a claim's final record and the next key's sending record, asked for in one turn, are one statement (one commit), each as written", async () => {
+      const { pool, statements } = recordingPool();
+      const store = new PostgresJournalStore({ pool, table: fresh() });
+      await store.open();
+      expect(await store.claim(rec('A', 'sending'), undefined)).toEqual({ taken: true });
+      statements.length = 0;
+      const [filed, next] = await Promise.all([
+        store.append(rec('A', 'filed', { incidentId: 'I-A' })),
+        store.claim(rec('B', 'sending'), undefined),
+      ]);
+      expect(filed).toBeUndefined();
+      expect(next).toEqual({ taken: true });
+      expect(statements).toEqual(['group ~A,+B']);
+      expect(await loadAll(store)).toEqual([rec('A', 'filed', { incidentId: 'I-A' }), rec('B', 'sending')]);
+      await store.close();
+      await pool.end();
+    });
+
+    it('an update refused (another run changed the key since) reads no row with its group: a not_sent record is dropped in one statement', async () => {
+      const holder = await opened();
+      expect(await holder.claim(rec('K', 'sending'), undefined)).toEqual({ taken: true });
+      const { pool, statements } = recordingPool();
+      const other = new PostgresJournalStore({ pool, table: holder.table });
+      await other.open();
+      await loadAll(other);
+      await holder.append(rec('K', 'filed', { incidentId: 'I-K' }));
+      statements.length = 0;
+      await other.append(rec('K', 'not_sent'));
+      expect(statements).toEqual(['group ~K']);
+      expect(await loadAll(other)).toEqual([rec('K', 'filed', { incidentId: 'I-K' })]);
+      await other.close();
       await pool.end();
     });
 
@@ -410,7 +445,7 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
         ...keys.map((k) => ({ taken: false, latest: { ...rec(k, 'sending'), heldElsewhere: true } })),
         { taken: true },
       ]);
-      expect(statements).toEqual(['group INSERT A', 'SELECT', 'group INSERT B,C,D,E', 'SELECT']);
+      expect(statements).toEqual(['group +A,+B,+C,+D,+E', 'SELECT']);
       await other.close();
       await pool.end();
     });
@@ -420,7 +455,7 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
       const store = new PostgresJournalStore({ pool: twice.pool, table: fresh() });
       await store.open();
       expect(await store.claim(rec('A', 'sending'), undefined)).toEqual({ taken: true });
-      expect(groups(twice.statements)).toEqual(['group INSERT A', 'group INSERT A', 'group INSERT A']);
+      expect(groups(twice.statements)).toEqual(['group +A', 'group +A', 'group +A']);
       expect(await loadAll(store)).toEqual([rec('A', 'sending')]);
       await store.close();
       await twice.pool.end();
