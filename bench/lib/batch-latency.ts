@@ -175,13 +175,16 @@ type Side = 'plain' | 'file' | 'postgres';
 /** CPU ms (user + system) of the PostgreSQL server listening on `port`: its postmaster and its children. */
 function postgresCpuMs(port: number): number {
   const ticks = 100; // USER_HZ on Linux
-  const stats: { pid: string; ppid: string; cpu: number }[] = [];
+  const stats: { pid: string; ppid: string; cpu: number; reaped: number }[] = [];
   let postmaster: string | undefined;
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      stats.push({ pid, ppid: fields[1] as string, cpu: Number(fields[11]) + Number(fields[12]) });
+      // utime + stime, and cutime + cstime: the CPU of its children that ended and were reaped
+      // (a connection's backend exits when its pool ends, before the second reading).
+      const reaped = Number(fields[13]) + Number(fields[14]);
+      stats.push({ pid, ppid: fields[1] as string, cpu: Number(fields[11]) + Number(fields[12]), reaped });
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       if (cmd[0]?.endsWith('postgres') && cmd.includes(String(port))) postmaster = pid;
     } catch {
@@ -190,7 +193,9 @@ function postgresCpuMs(port: number): number {
   }
   if (postmaster === undefined) return Number.NaN;
   const own = stats.filter((p) => p.pid === postmaster || p.ppid === postmaster);
-  return (own.reduce((sum, p) => sum + p.cpu, 0) * 1000) / ticks;
+  // The postmaster's reaped children count once: a live child's time moves there when it ends.
+  const reaped = stats.find((p) => p.pid === postmaster)?.reaped ?? 0;
+  return ((own.reduce((sum, p) => sum + p.cpu, 0) + reaped) * 1000) / ticks;
 }
 
 /** A store that keeps nothing: `fileClaims` without a journal's cost. */

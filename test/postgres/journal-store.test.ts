@@ -430,6 +430,53 @@ describe.skipIf(!db)('PostgresJournalStore', () => {
       await pool.end();
     });
 
+    it('the read of refused keys fails: the written ones stand (a final record too), a refused key is read again alone', async () => {
+      const holder = await opened();
+      expect(await holder.claim(rec('A', 'sending'), undefined)).toEqual({ taken: true });
+      const { pool, statements } = recordingPool();
+      let failReads = 1;
+      const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<unknown>;
+      (pool as unknown as { query: typeof query }).query = async (text, values) => {
+        if (/^\s*SELECT key, record/.test(text) && failReads > 0) {
+          failReads--;
+          statements.push('SELECT (failed)');
+          throw new Error('connection reset');
+        }
+        return query(text, values);
+      };
+      const other = new PostgresJournalStore({ pool, table: holder.table });
+      await other.open();
+      expect(await other.claim(rec('K', 'sending'), undefined)).toEqual({ taken: true });
+      statements.length = 0;
+      const [filed, a, b] = await Promise.all([
+        other.append(rec('K', 'filed', { incidentId: 'I-K' })),
+        other.claim(rec('A', 'sending', { bodyHash: 'other' }), undefined),
+        other.claim(rec('B', 'sending'), undefined),
+      ]);
+      expect(filed).toBeUndefined();
+      expect(a).toEqual({ taken: false, latest: { ...rec('A', 'sending'), heldElsewhere: true } });
+      expect(b).toEqual({ taken: true });
+      expect(statements).toEqual(['group ~K,+A,+B', 'SELECT (failed)', 'SELECT']);
+      expect(await loadAll(other)).toEqual([
+        { ...rec('A', 'sending'), heldElsewhere: true },
+        rec('K', 'filed', { incidentId: 'I-K' }),
+        rec('B', 'sending'),
+      ]);
+      await other.close();
+      await pool.end();
+    });
+
+    it('keys asked for in one turn are inserted in key order; an update of a row deleted by hand inserts nothing', async () => {
+      const store = await opened();
+      await Promise.all(['B', 'C', 'A'].map((k) => store.claim(rec(k, 'sending'), undefined)));
+      expect((await loadAll(store)).map((r) => r.key)).toEqual(['A', 'B', 'C']);
+      await admin.query(`DELETE FROM ${store.table} WHERE key = 'B'`);
+      const error = await failure(store.append(rec('B', 'filed', { incidentId: 'I-B' })));
+      expect(error.code).toBe('corrupt');
+      expect((await loadAll(store)).map((r) => r.key)).toEqual(['A', 'C']);
+      await store.close();
+    });
+
     it('keys another run holds: refused in one insert, their rows read in one statement, each answered heldElsewhere', async () => {
       const holder = await opened();
       const keys = ['A', 'B', 'C', 'D'];

@@ -79,7 +79,9 @@ const PAGE = 5_000;
  * was not seen by it, yet carries an earlier time than the read's. Every write here is one
  * statement in a transaction of its own, so the margin covers one statement's run: its wait
  * for rows another run's statement holds (at most the deadlock timeout, 1 s by default, when
- * PostgreSQL fails one of two) and its commit, ms otherwise. 3 s covers that with room; a write
+ * PostgreSQL fails one of two; an update also waits for its group's inserts, which may wait on
+ * another run's uncommitted insert of the same key, that run's statement and commit, ms) and
+ * its commit, ms otherwise. 3 s covers that with room; a write
  * slower still is missed by the next read, which costs one refused `claim`, and a row written
  * within the margin is read twice, which is harmless (see `JournalStore.loadChanges`).
  */
@@ -577,12 +579,17 @@ export class PostgresJournalStore implements JournalStore {
       .map((item) => item.key);
     const now = new Map<string, Row>();
     if (refused.length > 0) {
-      for (const row of await this.#rows(pool, refused)) now.set(row.key, row);
+      try {
+        for (const row of await this.#rows(pool, refused)) now.set(row.key, row);
+      } catch {
+        // The group's writes are committed: they stand. A refused key's caller reads its row
+        // again alone (`claim`), and fails alone if that fails too.
+      }
     }
     return items.map((item) => ({ version: versions.get(item.key), latest: now.get(item.key) }));
   }
 
-  /** The written keys' new versions; the shared back-off from the statement's last row. */
+  /** The written keys' new versions; the shared back-off from the statement's row without a key. */
   #versionsOf(rows: WrittenRow[]): Map<string, string> {
     const versions = new Map<string, string>();
     for (const row of rows) {
