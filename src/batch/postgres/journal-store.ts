@@ -348,7 +348,8 @@ export class PostgresJournalStore implements JournalStore {
   /**
    * The per-key conditional write: an `INSERT … ON CONFLICT DO NOTHING` for a key with no
    * record, else an `UPDATE … WHERE version = <the version previous was read at>`, in one
-   * statement with the other writes this run asks for meanwhile (see {@link WriteGroups}).
+   * statement with the other writes this run asks for meanwhile (a claim's final record and
+   * the next claim's `sending` row share one commit).
    * A `sending` record gets this run's lease. When another run got there first, answers the
    * key's record as it is now (`heldElsewhere` while its run lives).
    */
