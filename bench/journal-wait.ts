@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Batch from '../src/batch/index.js';
 import type * as Sdk from '../src/index.js';
-import { makeClaims, medianWrite, plainPool } from './lib/batch-latency.js';
+import { makeClaims, medianWrite, noStore, plainPool } from './lib/batch-latency.js';
 import { ensureBuilt, median, round, startServerProcess, stop } from './lib/common.js';
 
 const CONCURRENCY = Number(process.env.JOURNAL_WAIT_CONCURRENCY ?? 4);
@@ -30,16 +30,6 @@ const client = new sdk.ClaimsClient({ baseUrl: server.url, accessToken: 'tok_ben
 
 let batches = 0;
 const claims = () => makeClaims(CLAIMS, `K${++batches}`);
-
-/** A store that keeps nothing: the runner's own cost. */
-const keepsNothing = (): Batch.JournalStore => ({
-  shared: false,
-  open: async () => undefined,
-  load: async function* () {},
-  claim: async () => ({ taken: true }),
-  append: async () => undefined,
-  close: async () => undefined,
-});
 
 /** The file store, each `sending` write (its conditional write) timed. */
 function timedFileStore(path: string, waits: number[]): Batch.JournalStore {
@@ -81,7 +71,7 @@ try {
     for (const side of order) {
       let ms: number;
       if (side === 'pool') ms = await plainPool(client, claims(), CONCURRENCY);
-      else if (side === 'nothing') ms = await run(keepsNothing());
+      else if (side === 'nothing') ms = await run(noStore());
       else {
         const path = join(DIR, `journal-wait-${process.pid}-${r}.journal`);
         ms = await run(timedFileStore(path, inBatch));

@@ -199,7 +199,7 @@ function postgresCpuMs(port: number): number {
 }
 
 /** A store that keeps nothing: `fileClaims` without a journal's cost. */
-function noStore(): Batch.JournalStore {
+export function noStore(): Batch.JournalStore {
   return {
     shared: false,
     open: async () => {},
@@ -606,12 +606,9 @@ async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
   process.env.BENCH_SERVER_DELAY_MS = String(WORKERS_SERVER_MS);
   const slow = await startServerProcess(fileURLToPath(new URL('./api-server.mjs', import.meta.url)), 1);
   /** rps[build][n][round]: each round's runs of n workers (two: there and back). */
-  const rps = new Map(
-    [...builds.map((b) => b.name), 'no journal'].map((name) => [
-      name,
-      new Map(WORKERS_COUNTS.map((n) => [n, [] as number[][]])),
-    ]),
-  );
+  /** Each build's runs, and (`no journal`) the same workers without one: the ceiling. */
+  const sides = [...builds.map((b) => b.name), 'no journal'];
+  const rps = new Map(sides.map((name) => [name, new Map(WORKERS_COUNTS.map((n) => [n, [] as number[][]]))]));
   const roundsOf = (build: string, n: number) => rps.get(build)?.get(n) ?? [];
   let runs = 0;
   try {
@@ -651,9 +648,8 @@ async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
     `\nworkers (concurrency 4 each, one PostgreSQL journal, ${WORKERS_CLAIMS} claims, a ${WORKERS_SERVER_MS} ms server, ${WORKERS_ROUNDS} round(s)):\n`,
   );
   const first = WORKERS_COUNTS[0] as number;
-  for (const name of [...builds.map((b) => b.name), 'no journal']) {
-    const build = { name };
-    const byN = rps.get(build.name) as Map<number, number[][]>;
+  for (const name of sides) {
+    const byN = rps.get(name) as Map<number, number[][]>;
     const roundRps = (n: number) => (byN.get(n) as number[][]).map((runs) => median(runs));
     const result: Record<number, { rps: number; speedup: number; speedups: number[] }> = {};
     for (const n of WORKERS_COUNTS) {
@@ -664,10 +660,10 @@ async function workersPart(sdk: typeof Sdk, batch: typeof Batch, db: Db) {
         speedups: speedups.map((x) => round(x, 2)),
       };
       process.stdout.write(
-        `${build.name} ${n}: ${result[n].rps} claims/s, ${result[n].speedup}× ${first} (rounds ${result[n].speedups.join(', ')})\n`,
+        `${name} ${n}: ${result[n].rps} claims/s, ${result[n].speedup}× ${first} (rounds ${result[n].speedups.join(', ')})\n`,
       );
     }
-    out[build.name] = result;
+    out[name] = result;
   }
   if (builds.length === 2) {
     const versus: Record<number, number[]> = {};

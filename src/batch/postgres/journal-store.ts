@@ -81,9 +81,9 @@ const PAGE = 5_000;
  * for rows another run's statement holds (at most the deadlock timeout, 1 s by default, when
  * PostgreSQL fails one of two; an update also waits for its group's inserts, which may wait on
  * another run's uncommitted insert of the same key, that run's statement and commit, ms) and
- * its commit, ms otherwise. 3 s covers that with room; a write
- * slower still is missed by the next read, which costs one refused `claim`, and a row written
- * within the margin is read twice, which is harmless (see `JournalStore.loadChanges`).
+ * its commit, ms otherwise. 3 s covers that with room; a write slower still is missed by the
+ * next read, which costs one refused `claim`, and a row written within the margin is read
+ * twice, which is harmless (see `JournalStore.loadChanges`).
  */
 const CHANGES_MARGIN_MS = 3_000;
 
