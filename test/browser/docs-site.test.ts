@@ -39,7 +39,11 @@ function serveSite(): Promise<Server> {
       response.writeHead(404).end();
       return;
     }
-    response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    response.writeHead(200, {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      // Each tab visits dozens of pages sharing the same scripts and styles: cached, as on a real host.
+      'cache-control': 'max-age=600',
+    });
     response.end(readFileSync(file));
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
