@@ -116,6 +116,7 @@ describe('a fetch of yours that resolves something that is not a Response', () =
     [{}, 'an object without a numeric status'],
     [{ status: '201' }, 'an object without a numeric status'],
     [{ status: 201 }, 'an object whose headers are not a Headers'],
+    [{ status: 201, headers: { get: () => null } }, 'an object whose headers are not a Headers'],
     // The shape a hand-made mock often has: before, a TypeError from inside the SDK.
     [{ status: 201, headers: {}, json: async () => ({}) }, 'an object whose headers are not a Headers'],
     [{ status: 201, headers: new Headers(), body: '{}' }, 'an object whose body is not a ReadableStream'],
@@ -141,6 +142,22 @@ describe('a fetch of yours that resolves something that is not a Response', () =
       expect(JSON.stringify({ ...(error as object) }) + String(error)).not.toContain(TOKEN);
     },
   );
+
+  it('on the wire: a failed head, not a refusal: it may have been sent (bad_answer)', async () => {
+    const wire = fetchWire(async () => undefined as unknown as Response);
+    const error = await wire({
+      url: 'http://127.0.0.1:9/incidents',
+      origin: 'http://127.0.0.1:9',
+      path: '/incidents',
+      method: 'POST',
+      headers: {},
+      body: '{}',
+      signal: new AbortController().signal,
+      timeoutMs: 1_000,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WireFailure);
+    expect(error).toMatchObject({ kind: 'connection', name: 'ClaimsConnectionError', sent: 'bad_answer' });
+  });
 
   it('any value that is no object: the same typed error, never a TypeError', async () => {
     await fc.assert(
@@ -172,6 +189,9 @@ describe('a fetch of yours that resolves something that is not a Response', () =
     const lookalike = { status: real.status, headers: real.headers, body: real.body };
     const created = await clientOver(lookalike, { n: 0 }).events.create('I-1', event);
     expect(created).toEqual({ eventId: 'E-1' });
+    // No body at all (a Response's body is null, a lookalike's may be missing): an empty answer.
+    const bodiless = { status: 201, headers: new Headers() };
+    await expect(clientOver(bodiless, { n: 0 }).events.create('I-1', event)).resolves.toBeUndefined();
   });
 });
 
