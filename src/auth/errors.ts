@@ -4,7 +4,10 @@ import { ClaimsError } from '../errors.js';
 export type TokenRequestFailure =
   /** The endpoint answered with an error status (see `status`, `error`, `errorDescription`). */
   | 'error_response'
-  /** A 2xx answer that is not a usable token response (not JSON, no `access_token`, not Bearer). */
+  /**
+   * A 2xx answer that is not a usable token response (not JSON, no `access_token`, not
+   * Bearer), or a `fetch` of yours that resolved something that is not a Response (no `status`).
+   */
   | 'invalid_response'
   /** No answer: connection refused or reset, DNS failure. */
   | 'connection'

@@ -1,3 +1,4 @@
+import { notAResponse } from '../internal/not-a-response.js';
 import { redactorFor } from '../internal/redact.js';
 import { TokenRequestError } from './errors.js';
 
@@ -72,8 +73,17 @@ export async function requestToken(request: TokenRequest): Promise<IssuedToken> 
       signal,
       redirect: 'manual',
     });
+    const wrong = notAResponse(response);
+    if (wrong !== undefined) throw new NotAResponse(wrong);
     text = await readCapped(response, MAX_TOKEN_RESPONSE_BYTES);
   } catch (error) {
+    if (error instanceof NotAResponse) {
+      // A fetch of yours that answers so would answer so again: lasting, not a connection to wait for.
+      throw new TokenRequestError(
+        `Token request to ${tokenUrl} failed: the fetch given resolved ${error.what}, not a Response`,
+        { failure: 'invalid_response', tokenUrl },
+      );
+    }
     if (error instanceof TooLarge) {
       throw new TokenRequestError(
         `Token endpoint ${tokenUrl} answered ${error.status} with more than ${MAX_TOKEN_RESPONSE_BYTES} bytes; not read`,
@@ -135,6 +145,13 @@ function expiresInMs(value: unknown): number | undefined {
   if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return undefined;
   // Stryker disable next-line EqualityOperator: `>=` gives 0 * 1000 for 0 (and -0, which `=== 0` takes as 0): the same
   return seconds > 0 ? seconds * 1000 : 0;
+}
+
+/** The given fetch resolved something that is not a Response (what, in words). */
+class NotAResponse extends Error {
+  constructor(readonly what: string) {
+    super();
+  }
 }
 
 /** The answer was larger than the cap. */

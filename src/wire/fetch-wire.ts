@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { errorMessage } from '../internal/error-message.js';
+import { notAResponse } from '../internal/not-a-response.js';
 import {
   AttemptClock,
   type AttemptState,
@@ -56,6 +57,15 @@ export function fetchWire(fetchFn: FetchLike, runtime: FetchWireRuntime = {}): W
         redirect: streamed ? streamRedirect : ('manual' as const),
         ...(streamed ? { duplex: 'half' as const } : {}),
       });
+      const wrong = notAResponse(response);
+      if (wrong !== undefined) {
+        // Whatever it did with the request: it may have been sent.
+        throw new WireFailure(
+          'connection',
+          `The fetch given to the client resolved ${wrong}, not a Response`,
+          'bad_answer',
+        );
+      }
       attempt.progress();
       // The platform's fetch decodes a compressed body itself: no decoder here.
       return new WireAnswer(

@@ -225,6 +225,21 @@ describe('no answer', () => {
     expect(error.message).toBe(`Token request to ${URL_} failed: unknown error`);
   });
 
+  it.each([
+    [undefined, 'undefined'],
+    ['ok', 'a string'],
+    [{ status: 200, json: async () => ({ access_token: 'x' }) }, 'an object whose headers are not a Headers'],
+  ])(
+    'a fetch of yours that resolves %j: invalid_response, saying so (no TypeError from inside)',
+    async (value, what) => {
+      const error = await failure(() => Promise.resolve(value as unknown as Response));
+      expect(error.message).toBe(
+        `Token request to ${URL_} failed: the fetch given resolved ${what}, not a Response`,
+      );
+      expect(error).toMatchObject({ failure: 'invalid_response', status: undefined });
+    },
+  );
+
   it('an answer that does not come within timeoutMs: timeout, in ms', async () => {
     const error = await failure(() => new Promise<Response>(() => undefined), {
       timeoutMs: 1,

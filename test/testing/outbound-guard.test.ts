@@ -88,6 +88,30 @@ describe('url attachments', () => {
     expect(asked).toEqual(['http://files.internal.test/scan.pdf']);
   });
 
+  it('a fetch of yours that resolves no Response: 422 attachment_unreachable, saying so', async () => {
+    const sandbox = await sandboxWith({
+      fetch: (async () => ({ status: 200 })) as unknown as OutboundFetch,
+      allowPrivateTargets: true,
+      lookup: async () => [{ address: '10.20.30.40' }],
+    });
+    const answer = await raw(sandbox, 'POST', '/incidents', {
+      json: { ...homeIncident, attachments: [{ url: 'http://files.internal.test/scan.pdf' }] },
+    });
+    expect(answer).toMatchObject({
+      status: 422,
+      body: {
+        details: [
+          {
+            path: 'attachments[0].url',
+            code: 'attachment_unreachable',
+            message:
+              'the file could not be fetched: the fetch given to the sandbox resolved an object whose headers are not a Headers, not a Response',
+          },
+        ],
+      },
+    });
+  });
+
   it('checks every redirect before following it; the message names no address', async () => {
     const lookups: string[] = [];
     const files = await startLocalServer((req): Reply => {

@@ -5,8 +5,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ClaimsClient, ClaimsTimeoutError } from '../../src/index.js';
+import { ClaimsClient, ClaimsConnectionError, ClaimsTimeoutError } from '../../src/index.js';
 import { WireFailure } from '../../src/wire/failure.js';
 import { fetchWire } from '../../src/wire/fetch-wire.js';
 import { event } from '../helpers/fixtures.js';
@@ -92,6 +93,105 @@ describe('the init a user’s fetch is given', () => {
     await client.subscriptions.list(1);
     expect(headers[1]).toEqual(headers[0]);
     expect(headers[1]?.authorization).toBe('Bearer tok');
+  });
+});
+
+describe('a fetch of yours that resolves something that is not a Response', () => {
+  const TOKEN = 'tok_not_in_any_message_1234';
+  const clientOver = (value: unknown, calls: { n: number }) =>
+    new ClaimsClient({
+      baseUrl: 'http://127.0.0.1:9/api',
+      accessToken: TOKEN,
+      fetch: async () => {
+        calls.n++;
+        return value as Response;
+      },
+    });
+
+  it.each([
+    [undefined, 'undefined'],
+    [null, 'null'],
+    ['ok', 'a string'],
+    [201, 'a number'],
+    [{}, 'an object without a numeric status'],
+    [{ status: '201' }, 'an object without a numeric status'],
+    [{ status: 201 }, 'an object whose headers are not a Headers'],
+    [{ status: 201, headers: { get: () => null } }, 'an object whose headers are not a Headers'],
+    // The shape a hand-made mock often has: before, a TypeError from inside the SDK.
+    [{ status: 201, headers: {}, json: async () => ({}) }, 'an object whose headers are not a Headers'],
+    [{ status: 201, headers: new Headers(), body: '{}' }, 'an object whose body is not a ReadableStream'],
+  ])(
+    '%j: a ClaimsConnectionError that says so, outcome unknown, a POST not sent again',
+    async (value, what) => {
+      const calls = { n: 0 };
+      const error = await clientOver(value, calls)
+        .incidents.create({
+          programmeCode: 'PRG-HOME',
+          policyCountry: 'GB',
+          policyTypeCode: 'HOME-STD',
+          incidentDate: '2026-11-02',
+          description: 'x',
+        })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ClaimsConnectionError);
+      expect((error as Error).message).toBe(
+        `POST http://127.0.0.1:9/api/incidents: The fetch given to the client resolved ${what}, not a Response (the request may have been processed)`,
+      );
+      expect(error).toMatchObject({ outcome: 'unknown', method: 'POST', attempts: 1 });
+      expect(calls.n).toBe(1);
+      expect(JSON.stringify({ ...(error as object) }) + String(error)).not.toContain(TOKEN);
+    },
+  );
+
+  it('on the wire: a failed head, not a refusal: it may have been sent (bad_answer)', async () => {
+    const wire = fetchWire(async () => undefined as unknown as Response);
+    const error = await wire({
+      url: 'http://127.0.0.1:9/incidents',
+      origin: 'http://127.0.0.1:9',
+      path: '/incidents',
+      method: 'POST',
+      headers: {},
+      body: '{}',
+      signal: new AbortController().signal,
+      timeoutMs: 1_000,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WireFailure);
+    expect(error).toMatchObject({ kind: 'connection', name: 'ClaimsConnectionError', sent: 'bad_answer' });
+  });
+
+  it('any value that is no object: the same typed error, never a TypeError', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string(),
+          fc.integer(),
+          fc.boolean(),
+          fc.bigInt(),
+          fc.constant(undefined),
+          fc.constant(null),
+        ),
+        async (value) => {
+          const error = await clientOver(value, { n: 0 })
+            .subscriptions.list(1, { maxRetries: 0 })
+            .catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(ClaimsConnectionError);
+          expect((error as Error).message).toMatch(
+            /: The fetch given to the client resolved (a \w+|undefined|null), not a Response/,
+          );
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  it('a Response by shape (another realm, a polyfill) is read as one', async () => {
+    const real = Response.json({ eventId: 'E-1' }, { status: 201 });
+    const lookalike = { status: real.status, headers: real.headers, body: real.body };
+    const created = await clientOver(lookalike, { n: 0 }).events.create('I-1', event);
+    expect(created).toEqual({ eventId: 'E-1' });
+    // No body at all (a Response's body is null, a lookalike's may be missing): an empty answer.
+    const bodiless = { status: 201, headers: new Headers() };
+    await expect(clientOver(bodiless, { n: 0 }).events.create('I-1', event)).resolves.toBeUndefined();
   });
 });
 

@@ -1,4 +1,5 @@
 import { Agent, fetch as undiciFetch } from 'undici';
+import { notAResponse } from '../../internal/not-a-response.js';
 import { REFUSED_TARGET, type TargetGuard, TargetRefusedError } from './target-guard.js';
 
 /** The parts of a body stream's reader the sandbox uses (a web `ReadableStreamDefaultReader`). */
@@ -106,6 +107,10 @@ export async function sendOutbound(
       response = await fetch(target, { ...init, redirect: 'manual' });
     } catch (error) {
       throw outboundFailure(error, hop > 0);
+    }
+    const wrong = notAResponse(response);
+    if (wrong !== undefined) {
+      throw new OutboundError(`the fetch given to the sandbox resolved ${wrong}, not a Response`, false);
     }
     const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
     if (!follow || location === null) return response;
