@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { binArgs } from '../helpers/bin-command.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -12,7 +13,7 @@ export interface CliRun {
 }
 
 /**
- * Starts `claims <args>` from the source, as its own process, with the server's address and a
+ * Starts `claims <args>` (built when `dist/` is fresh, else from the source: see `binArgs`), as its own process, with the server's address and a
  * token. `fileSizeLimitKib`: under `ulimit -f` (a write past it fails with EFBIG).
  */
 export function startClaims(
@@ -21,7 +22,7 @@ export function startClaims(
   env: Record<string, string | undefined> = {},
   fileSizeLimitKib?: number,
 ): CliRun {
-  const command = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', ...args];
+  const command = [process.execPath, ...binArgs('claims'), ...args];
   const [file, argv] =
     fileSizeLimitKib === undefined
       ? [command[0] as string, command.slice(1)]

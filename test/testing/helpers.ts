@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { ClaimsClient } from '../../src/index.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/testing/index.js';
+import { binArgs } from '../helpers/bin-command.js';
 
 /** A valid incident for the demo metadata (home form: no required fields). */
 export const homeIncident = {
@@ -30,12 +31,12 @@ export function useSandbox(options: SandboxOptions = {}) {
   return ctx;
 }
 
-/** Runs `src/bin/claims-sandbox.ts` with `args` to its end (for `--help` and bad usage); killed after 20 s. */
+/** Runs `claims-sandbox` (see `binArgs`) with `args` to its end (for `--help` and bad usage); killed after 20 s. */
 export function runSandboxBin(
   args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/claims-sandbox.ts', ...args], {
+  const child = spawn(process.execPath, [...binArgs('claims-sandbox'), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -162,17 +163,13 @@ export interface SandboxBin {
   kill(): void;
 }
 
-/** Starts `src/bin/claims-sandbox.ts` with `--token` (and `args`); killed after 20 s whatever happens. */
+/** Starts `claims-sandbox` (see `binArgs`) with `--token` (and `args`); killed after 20 s whatever happens. */
 export async function startSandboxBin(token: string, args: string[] = []): Promise<SandboxBin> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/bin/claims-sandbox.ts', '--token', token, ...args],
-    {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [...binArgs('claims-sandbox'), '--token', token, ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   const kill = (): void => {
     clearTimeout(killer);
