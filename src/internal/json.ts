@@ -17,9 +17,12 @@
 /** A run of digits long enough to exceed 2^53 − 1 (16 digits). */
 // Stryker disable next-line Regex: a shortcut only; quoteInexactNumbers changes no literal shorter than 16 digits
 const LONG_DIGITS = /\d{16}/;
-/** A key ending in `d`, then a number with a fraction, an exponent or a minus zero. */
+/**
+ * A key ending in `d` (or its escape, `\u0064` or `\u0044`), then a number with a fraction, an
+ * exponent or a minus zero.
+ */
 // Stryker disable next-line Regex: a shortcut only; the scan decides which ids to keep as sent
-const ID_FLOAT = /[dD]"\s*:\s*-?\d+[.eE]|[dD]"\s*:\s*-0/;
+const ID_FLOAT = /(?:[dD]|\\u00[46]4)"\s*:\s*(?:-?\d+[.eE]|-0)/;
 /** Keys whose number values are ids: `id`, `ID`, `incidentId`, `webhookID`, `incident_id`. */
 const ID_KEY = /(?:^|[a-z0-9])(?:Id|ID)$|(?:^|[_-])(?:id|ID)$/;
 
@@ -60,8 +63,7 @@ export function quoteInexactNumbers(text: string): string {
     const code = text.charCodeAt(i);
     if (code === QUOTE) {
       const end = endOfString(text, i);
-      // The key's last three characters say whether it is an id's (a long string is not re-read).
-      idKey = ID_KEY.test(text.slice(Math.max(i + 1, end - 4), end - 1));
+      idKey = isIdKey(text, i, end);
       i = end;
       continue;
     }
@@ -83,6 +85,27 @@ export function quoteInexactNumbers(text: string): string {
     i++;
   }
   return out + text.slice(copiedTo);
+}
+
+/**
+ * Whether the string literal from `start` to `end` (its quotes included) is an id's key. Its
+ * last characters decide (`ID_KEY` looks at three), so a long string is not read again; but a
+ * key may spell them as escapes (`"i\u0064"` is `"id"`, as `JSON.parse` reads it), each up to six
+ * characters: with a backslash among its last 18, the key is read whole.
+ */
+function isIdKey(text: string, start: number, end: number): boolean {
+  const tail = text.slice(Math.max(start + 1, end - 19), end - 1);
+  // Stryker disable next-line ConditionalExpression,StringLiteral: a shortcut only: a key read whole says the same
+  if (!tail.includes('\\')) return ID_KEY.test(tail);
+  // Not a string JSON reads (an escape cut short): the text is no JSON, and its own parse fails
+  // at this key, in JSON.parse's words, whatever is answered here.
+  // Stryker disable BlockStatement,BooleanLiteral: an empty catch answers undefined, as false; and false or true alike (the try block emptied is killed by the escaped-key tests: checked by hand)
+  try {
+    return ID_KEY.test(JSON.parse(text.slice(start, end)) as string);
+  } catch {
+    return false;
+  }
+  // Stryker restore BlockStatement,BooleanLiteral
 }
 
 /** Whether a number literal must stay a string: see {@link quoteInexactNumbers}. */

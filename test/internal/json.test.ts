@@ -182,6 +182,35 @@ describe('parseJsonLossless: ids', () => {
     expect(parseJsonLossless(text)).toEqual({ ...JSON.parse(text), n: '12345678901234567890' });
   });
 
+  it('an id key spelled with escapes is an id key, as JSON.parse reads it', () => {
+    expect(parseJsonLossless('{"i\\u0064":1.50}')).toEqual({ id: '1.50' });
+    expect(parseJsonLossless('{"\\u0069\\u0064":-0}')).toEqual({ id: '-0' });
+    expect(parseJsonLossless('{"incident\\u0049\\u0044": 1e2}')).toEqual({ incidentID: '1e2' });
+    expect(parseJsonLossless('{"incidentI\\u0064":1.0,"n":12345678901234567890}')).toEqual({
+      incidentId: '1.0',
+      n: '12345678901234567890',
+    });
+    // An escape early in a long key, and one that is no id: read as before.
+    expect(parseJsonLossless('{"\\u0061 long key ending in incidentId":1.0}')).toEqual({
+      'a long key ending in incidentId': '1.0',
+    });
+    expect(parseJsonLossless('{"i\\u0065":1.50,"n":12345678901234567890}')).toEqual({
+      ie: 1.5,
+      n: '12345678901234567890',
+    });
+    // An escape cut short: no JSON, with JSON.parse's own words (the unsafe integer makes the
+    // scan read the key).
+    const cut = '{"i\\u00":1.0,"n":12345678901234567890}';
+    const said = (() => {
+      try {
+        JSON.parse(cut);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(() => parseJsonLossless(cut)).toThrow(new SyntaxError(said));
+  });
+
   it('an id that is no JSON number stays no JSON', () => {
     for (const literal of ['00.5', '01.5', '-01', '1.0.0', '1.', '1e+', '1e5e5', '-', '--1']) {
       const text = `{"id":${literal}}`;
