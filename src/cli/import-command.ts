@@ -170,7 +170,8 @@ function reportEntry(r: ClaimResult): Record<string, unknown> {
 
 /**
  * The counts, then a line per claim that needs attention; claims left unsent because the
- * batch stopped are counted, not listed (thousands of lines would say one thing).
+ * batch stopped, and claims other workers were sending, are counted, not listed (thousands of
+ * lines would say one thing).
  */
 function printSummary(results: ClaimResult[], journal: JournalLocation, interrupted: boolean): void {
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -179,10 +180,15 @@ function printSummary(results: ClaimResult[], journal: JournalLocation, interrup
     `claims: ${results.length} claim(s): filed ${count('filed')}, rejected ${count('rejected')}, unknown ${count('unknown')}, not sent ${count('not_sent')}`,
   );
   let left = 0;
+  let elsewhere = 0;
   for (const r of results) {
     if (r.state === 'filed' && r.note !== 'conflict' && r.error === undefined) continue;
     if (r.state === 'not_sent' && (r.note === 'aborted' || r.note === 'stopped')) {
       left++;
+      continue;
+    }
+    if (r.note === 'taken_elsewhere') {
+      elsewhere++;
       continue;
     }
     out(`  line ${r.line} ${echo(r.key)}: ${r.state} (${r.note})${r.error ? `: ${plainText(r.error)}` : ''}`);
@@ -190,6 +196,12 @@ function printSummary(results: ClaimResult[], journal: JournalLocation, interrup
   if (left > 0) {
     out(
       `  ${left} claim(s) not sent because the batch ${interrupted ? 'was stopped' : 'stopped'}: run the same command again to continue`,
+    );
+  }
+  if (elsewhere > 0) {
+    out(
+      `  ${elsewhere} claim(s) other workers sharing the journal were sending (taken_elsewhere): once every worker has finished, ` +
+        `claims journal status ${plainText(journalWords(journal).join(' '))} shows the whole batch`,
     );
   }
   if (results.some((r) => r.state === 'unknown' && r.note !== 'taken_elsewhere')) {

@@ -122,4 +122,49 @@ describe.skipIf(!db)('workers sharing one PostgreSQL journal (claims import --jo
     expect(filed.filter((k) => !received.has(k))).toEqual([]);
     expect(filed.length).toBe(CLAIMS - left.length);
   }, 180_000);
+
+  it("a worker's summary counts the keys other live workers are sending in one line, not a line each", async () => {
+    const all = keys(5);
+    writeFileSync(
+      input,
+      `${all
+        .slice(0, 3)
+        .map((k) => JSON.stringify(claimLine(k)))
+        .join('\n')}\n`,
+    );
+    expect((await worker(1).done).code).toBe(0);
+    // W00002 and W00003 now read as another worker's, in flight, its lease an hour away.
+    const client = new pg.Client((db as { url: string }).url);
+    await client.connect();
+    try {
+      for (const key of ['W00002', 'W00003']) {
+        const { record } = (await client.query(`SELECT record FROM "${table}" WHERE key = $1`, [key]))
+          .rows[0] as { record: string };
+        const { incidentId: _, ...sending } = { ...JSON.parse(record), state: 'sending' };
+        await client.query(
+          `UPDATE "${table}" SET state = 'sending', record = $2, incident_id = NULL, version = version + 1,
+             worker = 'elsewhere/1/abcdef', lease_until = now() + interval '1 hour' WHERE key = $1`,
+          [key, JSON.stringify(sending)],
+        );
+      }
+    } finally {
+      await client.end();
+    }
+    writeFileSync(input, `${all.map((k) => JSON.stringify(claimLine(k))).join('\n')}\n`);
+    const run = await worker(2).done;
+    expect(report(2).map((e) => `${e.key} ${e.state} ${e.note}`)).toEqual([
+      'W00001 filed already_filed',
+      'W00002 unknown taken_elsewhere',
+      'W00003 unknown taken_elsewhere',
+      'W00004 filed sent',
+      'W00005 filed sent',
+    ]);
+    // Not all filed by this worker: not done, as far as it knows.
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).not.toContain((db as { password: string }).password);
+    expect(run.stdout).toBe(
+      'claims: 5 claim(s): filed 3, rejected 0, unknown 2, not sent 0\n' +
+        `  2 claim(s) other workers sharing the journal were sending (taken_elsewhere): once every worker has finished, claims journal status --journal ${(db as { url: string }).url.replace(/:[^:@/]*@/, '@')} --journal-table ${table} shows the whole batch\n`,
+    );
+  }, 60_000);
 });
