@@ -38,6 +38,8 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
     'internal/error-message.ts',
     'internal/headers.ts',
     'internal/json.ts',
+    // What a user's fetch resolved, read as a Response or not: the wire, the token request and the sandbox.
+    'internal/not-a-response.ts',
     'internal/on-first-use.ts',
     'internal/options.ts',
     'internal/parse-input.ts',
