@@ -28,6 +28,7 @@
  * | no connection opened; a dead one again         | yes | yes   | yes  |
  * | a reset or timeout after the request may have left; TLS refused; proven unwritten | yes | yes | no |
  * | an answer that is not HTTP                     | yes | no    | no   |
+ * | a `fetch` of yours resolved no Response        | no  | no    | no   |
  * | a 2xx head whose body broke off or stalled (the server said it acted) | yes | no | no |
  *
  * The outcome of a failed call is its last attempt's, made `'unknown'` when an earlier attempt
@@ -150,6 +151,7 @@ export function isRetryable(method: string, attempt: Attempt): boolean {
     case 'answer':
       return method === 'POST' ? attempt.status === 429 : RETRYABLE_STATUSES.has(attempt.status);
     case 'failure':
+      if (attempt.sent === 'not_a_response') return false;
       if (method === 'POST') return attempt.sent === 'not_connected' || attempt.sent === 'dead_connection';
       return method === 'GET' || attempt.sent !== 'bad_answer';
     case 'body_failed':
@@ -165,7 +167,9 @@ export function attemptOutcome(attempt: Attempt): Outcome {
     case 'answer':
       return attempt.status >= 400 && attempt.status < 500 ? 'rejected' : 'unknown';
     case 'failure':
-      return attempt.sent === 'bad_answer' || attempt.sent === 'maybe' ? 'unknown' : 'not_sent';
+      return attempt.sent === 'bad_answer' || attempt.sent === 'maybe' || attempt.sent === 'not_a_response'
+        ? 'unknown'
+        : 'not_sent';
     case 'body_failed':
       return attempt.stalled ? 'processed' : 'unknown';
     case 'unusable':

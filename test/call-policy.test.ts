@@ -187,6 +187,15 @@ const ROWS: Row[] = [
   ],
   ['POST answered with what is not HTTP', failed('bad_answer'), POST, { next: 'fail', outcome: 'unknown' }],
   ['POST may have left', failed('maybe'), POST, { next: 'fail', outcome: 'unknown' }],
+  // A fetch of yours that resolved no Response would resolve the same again: no method repeats it.
+  ...[GET, PATCH, POST].map(
+    (state): Row => [
+      `${state.method} over a fetch that resolved no Response`,
+      failed('not_a_response'),
+      state,
+      { next: 'fail', outcome: 'unknown' },
+    ],
+  ),
   [
     'POST never connected, last retry',
     failed('not_connected'),
@@ -302,6 +311,7 @@ describe('attemptOutcome and callOutcome', () => {
     expect(attemptOutcome(answer(399))).toBe('unknown');
     expect(attemptOutcome(failed('dead_connection'))).toBe('not_sent');
     expect(attemptOutcome(failed('bad_answer'))).toBe('unknown');
+    expect(attemptOutcome(failed('not_a_response'))).toBe('unknown');
     expect(attemptOutcome({ kind: 'refused' })).toBe('not_sent');
   });
 

@@ -105,7 +105,7 @@ export async function requestToken(request: TokenRequest): Promise<IssuedToken> 
   }
 
   const body = parseJson(text);
-  if (!response.ok) {
+  if (!isOk(response)) {
     const error = stringField(body, 'error');
     const description = stringField(body, 'error_description');
     const safeDescription = description === undefined ? undefined : clip(redact(description));
@@ -147,6 +147,11 @@ function expiresInMs(value: unknown): number | undefined {
   return seconds > 0 ? seconds * 1000 : 0;
 }
 
+/** A 2xx, read from the status: a Response by shape may have no `ok`. */
+function isOk(response: Response): boolean {
+  return response.status >= 200 && response.status <= 299;
+}
+
 /** The given fetch resolved something that is not a Response (what, in words). */
 class NotAResponse extends Error {
   constructor(readonly what: string) {
@@ -169,7 +174,7 @@ async function readCapped(response: Response, max: number): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
   if (declared > max) {
     await response.body?.cancel().catch(() => undefined);
-    throw new TooLarge(response.status, response.ok);
+    throw new TooLarge(response.status, isOk(response));
   }
   // Stryker disable next-line StringLiteral: no body is no JSON object, whatever text stands for it
   if (!response.body) return '';
@@ -183,7 +188,7 @@ async function readCapped(response: Response, max: number): Promise<string> {
     bytes += value.byteLength;
     if (bytes > max) {
       await reader.cancel().catch(() => undefined);
-      throw new TooLarge(response.status, response.ok);
+      throw new TooLarge(response.status, isOk(response));
     }
     text += decoder.decode(value, { stream: true });
   }

@@ -16,7 +16,9 @@
  * - `'bad_answer'`: the server answered bytes that are not HTTP (a broken status line, a bad
  *   `content-length`, headers too large): it read the request, so it may have acted;
  * - `'maybe'`: anything else after the connection opened (a reset, a timeout, a body that
- *   could not be sent): it may have left.
+ *   could not be sent): it may have left;
+ * - `'not_a_response'`: a `fetch` of the user's resolved something that is no Response: it may
+ *   have sent the request, and would resolve the same again (never retried).
  */
 export type Sent =
   | 'not_connected'
@@ -24,7 +26,8 @@ export type Sent =
   | 'dead_connection'
   | 'not_written'
   | 'bad_answer'
-  | 'maybe';
+  | 'maybe'
+  | 'not_a_response';
 
 /**
  * How an attempt failed:

@@ -63,7 +63,7 @@ export function fetchWire(fetchFn: FetchLike, runtime: FetchWireRuntime = {}): W
         throw new WireFailure(
           'connection',
           `The fetch given to the client resolved ${wrong}, not a Response`,
-          'bad_answer',
+          'not_a_response',
         );
       }
       attempt.progress();

@@ -240,6 +240,33 @@ describe('no answer', () => {
     },
   );
 
+  it('a Response by shape, with no ok of its own: read by its status', async () => {
+    const real = json(200, { access_token: 'from-a-lookalike', token_type: 'Bearer', expires_in: 60 });
+    const lookalike = { status: real.status, headers: real.headers, body: real.body };
+    const { get } = provider(() => Promise.resolve(lookalike as unknown as Response));
+    await expect(get()).resolves.toBe('from-a-lookalike');
+    const refused = await failure(() => {
+      const answer = json(299, { error: 'x' });
+      return Promise.resolve({
+        status: 300,
+        headers: answer.headers,
+        body: answer.body,
+      } as unknown as Response);
+    });
+    expect(refused).toMatchObject({ failure: 'error_response', status: 300 });
+    // Status 0 (Response.error(), a network error some fetches resolve with) is no 2xx either.
+    expect(await failure(() => Promise.resolve(Response.error()))).toMatchObject({
+      failure: 'error_response',
+      status: 0,
+    });
+    const first = json(200, { access_token: 'edge', token_type: 'Bearer' });
+    await expect(
+      provider(() =>
+        Promise.resolve({ status: 299, headers: first.headers, body: first.body } as unknown as Response),
+      ).get(),
+    ).resolves.toBe('edge');
+  });
+
   it('an answer that does not come within timeoutMs: timeout, in ms', async () => {
     const error = await failure(() => new Promise<Response>(() => undefined), {
       timeoutMs: 1,

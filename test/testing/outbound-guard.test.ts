@@ -90,7 +90,7 @@ describe('url attachments', () => {
 
   it('a fetch of yours that resolves no Response: 422 attachment_unreachable, saying so', async () => {
     const sandbox = await sandboxWith({
-      fetch: (async () => ({ status: 200 })) as unknown as OutboundFetch,
+      fetch: (async () => ({ status: 200, headers: {} })) as unknown as OutboundFetch,
       allowPrivateTargets: true,
       lookup: async () => [{ address: '10.20.30.40' }],
     });
@@ -110,6 +110,23 @@ describe('url attachments', () => {
         ],
       },
     });
+  });
+
+  it('a stand-in fetch with only a status, headers.get and arrayBuffer is still read', async () => {
+    const sandbox = await sandboxWith({
+      fetch: async () => ({
+        status: 200,
+        headers: { get: (name: string) => (name === 'content-length' ? '2' : null) },
+        arrayBuffer: async () => new ArrayBuffer(2),
+        body: { cancel: async () => {} },
+      }),
+      allowPrivateTargets: true,
+      lookup: async () => [{ address: '10.20.30.40' }],
+    });
+    const answer = await raw(sandbox, 'POST', '/incidents', {
+      json: { ...homeIncident, attachments: [{ url: 'http://files.internal.test/scan.pdf' }] },
+    });
+    expect(answer.status).toBe(201);
   });
 
   it('checks every redirect before following it; the message names no address', async () => {

@@ -156,7 +156,21 @@ describe('a fetch of yours that resolves something that is not a Response', () =
       timeoutMs: 1_000,
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WireFailure);
-    expect(error).toMatchObject({ kind: 'connection', name: 'ClaimsConnectionError', sent: 'bad_answer' });
+    expect(error).toMatchObject({
+      kind: 'connection',
+      name: 'ClaimsConnectionError',
+      sent: 'not_a_response',
+    });
+  });
+
+  it('a GET is not sent again either: the fetch would resolve the same', async () => {
+    const calls = { n: 0 };
+    const error = await clientOver(undefined, calls)
+      .subscriptions.list(1)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClaimsConnectionError);
+    expect(error).toMatchObject({ outcome: 'unknown', method: 'GET', attempts: 1 });
+    expect(calls.n).toBe(1);
   });
 
   it('any value that is no object: the same typed error, never a TypeError', async () => {

@@ -1,5 +1,5 @@
 import { Agent, fetch as undiciFetch } from 'undici';
-import { notAResponse } from '../../internal/not-a-response.js';
+import { notAResponseHead } from '../../internal/not-a-response.js';
 import { REFUSED_TARGET, type TargetGuard, TargetRefusedError } from './target-guard.js';
 
 /** The parts of a body stream's reader the sandbox uses (a web `ReadableStreamDefaultReader`). */
@@ -108,7 +108,7 @@ export async function sendOutbound(
     } catch (error) {
       throw outboundFailure(error, hop > 0);
     }
-    const wrong = notAResponse(response);
+    const wrong = notAResponseHead(response);
     if (wrong !== undefined) {
       throw new OutboundError(`the fetch given to the sandbox resolved ${wrong}, not a Response`, false);
     }
