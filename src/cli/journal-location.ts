@@ -1,5 +1,6 @@
 import { echo } from '../batch/echo.js';
 import { JournalError } from '../batch/errors.js';
+import { displayUrl } from '../batch/postgres/connection.js';
 import type { JournalStore } from '../batch/store.js';
 import { UsageError } from './exit-codes.js';
 
@@ -28,15 +29,10 @@ export function journalLocation(
     return { kind: 'file', path: where, shown: where };
   }
   const name = table ?? 'claims_journal';
-  let shown: string;
-  try {
-    const url = new URL(where);
-    url.password = '';
-    shown = url.toString().replace(/^(postgres(?:ql)?:\/\/[^:@/]*):@/i, '$1@');
-  } catch {
+  if (!URL.canParse(where)) {
     throw new UsageError('--journal is not a URL postgres://user[:password]@host[:port]/database');
   }
-  return { kind: 'postgres', url: where, table: name, shown };
+  return { kind: 'postgres', url: where, table: name, shown: displayUrl(where) };
 }
 
 /** The store a location names: the file path as is (the file store), or a PostgreSQL store. */

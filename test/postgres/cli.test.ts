@@ -209,4 +209,27 @@ describe.skipIf(!db)('claims on a postgres:// journal', () => {
     );
     expect(refused.stdout + refused.stderr).not.toContain('Wrong-Secret-9');
   });
+
+  it('import: a password given in the query (?password=, as pg also reads it) is in no output either', async () => {
+    const table = fresh();
+    const input = join(dir, 'import-query.jsonl');
+    writeFileSync(input, ['A', 'B'].map((k) => JSON.stringify(claimLine(k))).join('\n'));
+    server.answer = (key) => (key === 'B' ? { status: 503, body: { message: 'busy' } } : defaultAnswer(key));
+    const bare = url.replace(`:${password}@`, '@');
+    const inQuery = `${bare}?sslmode=disable&password=${encodeURIComponent(password)}`;
+    const out = noSecret(
+      await claimsHere(['import', input, '--journal', inQuery, '--journal-table', table], server.url),
+    );
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain(
+      `then run: claims journal resolve --journal ${bare}?sslmode=disable --journal-table ${table} <key>`,
+    );
+    const wrong = `${bare}?password=Wrong-Secret-9`;
+    const refused = await claimsHere(
+      ['import', input, '--journal', wrong, '--journal-table', table],
+      server.url,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).not.toContain('Wrong-Secret-9');
+  });
 });

@@ -28,6 +28,14 @@ describe('secretsOf', () => {
     expect(secretsOf(undefined)).toEqual(['from-env']);
   });
 
+  it('a password given in the query, as pg also reads it (password, sslpassword)', () => {
+    vi.stubEnv('PGPASSWORD', '');
+    expect(
+      secretsOf('postgres://claims@db/claims?sslmode=require&password=p%40ss&sslpassword=key%20pw'),
+    ).toEqual(['p@ss', 'p%40ss', 'key pw', 'key%20pw']);
+    expect(secretsOf('postgres://claims@db/claims?password=')).toEqual([]);
+  });
+
   it('a connection string that is no URL is secret whole', () => {
     vi.stubEnv('PGPASSWORD', '');
     expect(secretsOf('host=db password=hunter2')).toEqual(['host=db password=hunter2']);
@@ -53,6 +61,13 @@ describe('displayUrl', () => {
     expect(displayUrl('postgres://claims:@db/claims')).toBe('postgres://claims@db/claims');
     expect(displayUrl('postgres://:pw@db/claims')).toBe('postgres://db/claims');
     expect(displayUrl('host=db password=hunter2')).toBe('(a connection string)');
+    // A password in the query goes too; a query without one is shown as written.
+    expect(displayUrl('postgres://claims@db/claims?sslmode=require&password=hunter2&sslpassword=x')).toBe(
+      'postgres://claims@db/claims?sslmode=require',
+    );
+    expect(displayUrl('postgres://claims@db/claims?application_name=night%20batch')).toBe(
+      'postgres://claims@db/claims?application_name=night%20batch',
+    );
   });
 });
 

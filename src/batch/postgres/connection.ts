@@ -49,13 +49,23 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** How long one statement may take before the store gives up, in ms: a database that stopped answering must not hold a batch for ever. */
 const QUERY_TIMEOUT_MS = 30_000;
 
+/** Query parameters `pg` takes a password from (pg-connection-string passes every parameter on). */
+const SECRET_PARAMS = ['password', 'sslpassword'];
+
 /** The passwords a message must not show: the URL's and `PGPASSWORD`. */
 export function secretsOf(connectionString: string | undefined): string[] {
   const secrets: string[] = [];
   if (connectionString) {
     try {
-      const password = decodeURIComponent(new URL(connectionString).password);
+      const url = new URL(connectionString);
+      const password = decodeURIComponent(url.password);
       if (password) secrets.push(password, encodeURIComponent(password));
+      // `pg` also reads a password from the query (`?password=`, `?sslpassword=`).
+      for (const name of SECRET_PARAMS) {
+        for (const value of url.searchParams.getAll(name)) {
+          if (value) secrets.push(value, encodeURIComponent(value));
+        }
+      }
     } catch {
       // Not a URL `URL` reads (a key=value string): the whole string is treated as secret below.
       secrets.push(connectionString);
@@ -78,6 +88,8 @@ export function displayUrl(connectionString: string): string {
   try {
     const url = new URL(connectionString);
     url.password = ''; // a user with no password is shown as `user@`, with no `:`
+    // Only when there: deleting writes the whole query again, in its own encoding.
+    for (const name of SECRET_PARAMS) if (url.searchParams.has(name)) url.searchParams.delete(name);
     return url.toString();
   } catch {
     return '(a connection string)';
