@@ -112,8 +112,9 @@ function isIdKey(text: string, start: number, end: number): boolean {
 function mustQuote(literal: string, isId: boolean): boolean {
   if (!NUMBER.test(literal)) return false;
   const value = Number(literal);
-  if (isId) return String(value) !== literal;
-  // An integer (no fraction, no exponent) that is not safe: a float means what JSON.parse makes of it.
+  if (isId && String(value) !== literal) return true;
+  // An integer (no fraction, no exponent) that is not safe, an id's too (2^53 is written as sent,
+  // yet names 2^53 + 1 as well): a float means what JSON.parse makes of it.
   return INTEGER.test(literal) && !Number.isSafeInteger(value);
 }
 

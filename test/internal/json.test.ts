@@ -182,6 +182,15 @@ describe('parseJsonLossless: ids', () => {
     expect(parseJsonLossless(text)).toEqual({ ...JSON.parse(text), n: '12345678901234567890' });
   });
 
+  it('an unsafe integer under an id key is its digits too, even one JavaScript writes as sent', () => {
+    // 2^53: String(Number(literal)) gives it back, yet it is not safe (2^53 + 1 parses to it).
+    expect(parseJsonLossless('{"id":9007199254740992,"incidentId":10000000000000000}')).toEqual({
+      id: '9007199254740992',
+      incidentId: '10000000000000000',
+    });
+    expect(parseJsonLossless('{"id":9007199254740991}')).toEqual({ id: 9007199254740991 });
+  });
+
   it('an id key spelled with escapes is an id key, as JSON.parse reads it', () => {
     expect(parseJsonLossless('{"i\\u0064":1.50}')).toEqual({ id: '1.50' });
     expect(parseJsonLossless('{"\\u0069\\u0064":-0}')).toEqual({ id: '-0' });
