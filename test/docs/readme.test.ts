@@ -5,11 +5,11 @@
  * README shows.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newestMtime } from '../../bench/lib/newest-mtime.js';
+import { builtFromSource } from '../../bench/lib/newest-mtime.js';
 import {
   ClaimsClient,
   type ClaimsValidationError,
@@ -17,6 +17,7 @@ import {
   extendedFieldsFrom,
 } from '../../src/index.js';
 import { createSandbox } from '../../src/testing/index.js';
+import { BUILT } from '../helpers/bin-command.js';
 import { blockFile, markdownFiles, readmeBlocks } from './readme-blocks.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,8 +27,7 @@ const doc = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const WORK = join(ROOT, '.readme-check');
 
 function buildIfStale(): void {
-  const built = join(ROOT, 'dist/testing/index.d.cts');
-  if (existsSync(built) && statSync(built).mtimeMs > newestMtime(join(ROOT, 'src'))) return;
+  if (builtFromSource(ROOT, BUILT)) return;
   const result = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
 }

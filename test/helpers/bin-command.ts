@@ -4,10 +4,8 @@
  * `npm test`), else the sources through tsx (a fresh clone, or an edit since the last build).
  * A start through tsx costs about half a second more, and the CLI tests start some hundred.
  */
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newestMtime } from '../../bench/lib/newest-mtime.js';
+import { builtFromSource } from '../../bench/lib/newest-mtime.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -16,12 +14,14 @@ const SOURCES = {
   'claims-sandbox': 'src/bin/claims-sandbox.ts',
 } as const;
 
-let srcTime: number | undefined;
+/**
+ * The files a whole build has written, the declarations last: `dist/` is used only when all are
+ * there and fresh, the same rule as the README blocks' (test/docs/readme.test.ts), so a test
+ * never starts a bin that a build started by another test is about to replace.
+ */
+export const BUILT = ['dist/bin/claims.js', 'dist/bin/claims-sandbox.js', 'dist/testing/index.d.cts'];
 
 /** The arguments to `node` that start `bin` (paths relative to the repository's root). */
 export function binArgs(bin: keyof typeof SOURCES): string[] {
-  const built = join('dist', 'bin', `${bin}.js`);
-  srcTime ??= newestMtime(join(ROOT, 'src'));
-  const fresh = existsSync(join(ROOT, built)) && statSync(join(ROOT, built)).mtimeMs >= srcTime;
-  return fresh ? [built] : ['--import', 'tsx', SOURCES[bin]];
+  return builtFromSource(ROOT, BUILT) ? [`dist/bin/${bin}.js`] : ['--import', 'tsx', SOURCES[bin]];
 }
