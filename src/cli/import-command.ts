@@ -200,13 +200,13 @@ function printSummary(results: ClaimResult[], journal: JournalLocation, interrup
   }
   if (elsewhere > 0) {
     out(
-      `  ${elsewhere} claim(s) other workers sharing the journal were sending (taken_elsewhere): once every worker has finished, ` +
-        `claims journal status ${plainText(journalWords(journal).join(' '))} shows the whole batch`,
+      `  ${elsewhere} claim(s) taken by other workers sharing the journal (taken_elsewhere): once every worker has finished, ` +
+        `claims journal status ${journalWords(journal).map(shellWord).join(' ')} shows the whole batch`,
     );
   }
   if (results.some((r) => r.state === 'unknown' && r.note !== 'taken_elsewhere')) {
     out(
-      `  unknown claims may exist: look them up, then run: claims journal resolve ${plainText(journalWords(journal).join(' '))} <key> --filed <incidentId> | --not-filed`,
+      `  unknown claims may exist: look them up, then run: claims journal resolve ${journalWords(journal).map(shellWord).join(' ')} <key> --filed <incidentId> | --not-filed`,
     );
   }
 }

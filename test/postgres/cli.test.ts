@@ -222,7 +222,8 @@ describe.skipIf(!db)('claims on a postgres:// journal', () => {
     );
     expect(out.code).toBe(1);
     expect(out.stdout).toContain(
-      `then run: claims journal resolve --journal ${bare}?sslmode=disable --journal-table ${table} <key>`,
+      // Quoted for the shell: `?` is a glob character.
+      `then run: claims journal resolve --journal '${bare}?sslmode=disable' --journal-table ${table} <key>`,
     );
     const wrong = `${bare}?password=Wrong-Secret-9`;
     const refused = await claimsHere(

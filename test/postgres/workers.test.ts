@@ -164,7 +164,7 @@ describe.skipIf(!db)('workers sharing one PostgreSQL journal (claims import --jo
     expect(run.stdout + run.stderr).not.toContain((db as { password: string }).password);
     expect(run.stdout).toBe(
       'claims: 5 claim(s): filed 3, rejected 0, unknown 2, not sent 0\n' +
-        `  2 claim(s) other workers sharing the journal were sending (taken_elsewhere): once every worker has finished, claims journal status --journal ${(db as { url: string }).url.replace(/:[^:@/]*@/, '@')} --journal-table ${table} shows the whole batch\n`,
+        `  2 claim(s) taken by other workers sharing the journal (taken_elsewhere): once every worker has finished, claims journal status --journal ${(db as { url: string }).url.replace(/:[^:@/]*@/, '@')} --journal-table ${table} shows the whole batch\n`,
     );
   }, 60_000);
 });
