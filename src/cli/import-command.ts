@@ -201,12 +201,12 @@ function printSummary(results: ClaimResult[], journal: JournalLocation, interrup
   if (elsewhere > 0) {
     out(
       `  ${elsewhere} claim(s) taken by other workers sharing the journal (taken_elsewhere): once every worker has finished, ` +
-        `claims journal status ${journalWords(journal).map(shellWord).join(' ')} shows the whole batch`,
+        `claims journal status ${journalArgs(journal)} shows the whole batch`,
     );
   }
   if (results.some((r) => r.state === 'unknown' && r.note !== 'taken_elsewhere')) {
     out(
-      `  unknown claims may exist: look them up, then run: claims journal resolve ${journalWords(journal).map(shellWord).join(' ')} <key> --filed <incidentId> | --not-filed`,
+      `  unknown claims may exist: look them up, then run: claims journal resolve ${journalArgs(journal)} <key> --filed <incidentId> | --not-filed`,
     );
   }
 }
@@ -219,7 +219,7 @@ function printStop(error: BatchStoppedError, journal: JournalLocation): void {
   err(
     `  ${error.unrecorded.length} claim(s) the journal could not record still read "sending"; once it can be written, run:`,
   );
-  const resolve = `claims journal resolve ${journalWords(journal).map(shellWord).join(' ')}`;
+  const resolve = `claims journal resolve ${journalArgs(journal)}`;
   for (const { key, state, incidentId } of error.unrecorded) {
     const word = shellWord(key);
     if (state === 'filed') err(`    ${resolve} ${word} --filed ${shellWord(incidentId as string)}`);
@@ -227,6 +227,11 @@ function printStop(error: BatchStoppedError, journal: JournalLocation): void {
       err(`    (look it up first: it may exist) ${resolve} ${word} --filed <incidentId> | --not-filed`);
     else err(`    ${resolve} ${word} --not-filed`);
   }
+}
+
+/** The journal's options for a printed command, each word quoted for the shell (no password). */
+function journalArgs(journal: JournalLocation): string {
+  return journalWords(journal).map(shellWord).join(' ');
 }
 
 /** A word as a POSIX shell reads it back: as it is when plain, else single-quoted. */

@@ -143,26 +143,6 @@ describe('a fetch of yours that resolves something that is not a Response', () =
     },
   );
 
-  it('on the wire: a failed head, not a refusal: it may have been sent (bad_answer)', async () => {
-    const wire = fetchWire(async () => undefined as unknown as Response);
-    const error = await wire({
-      url: 'http://127.0.0.1:9/incidents',
-      origin: 'http://127.0.0.1:9',
-      path: '/incidents',
-      method: 'POST',
-      headers: {},
-      body: '{}',
-      signal: new AbortController().signal,
-      timeoutMs: 1_000,
-    }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(WireFailure);
-    expect(error).toMatchObject({
-      kind: 'connection',
-      name: 'ClaimsConnectionError',
-      sent: 'not_a_response',
-    });
-  });
-
   it('a GET is not sent again either: the fetch would resolve the same', async () => {
     const calls = { n: 0 };
     const error = await clientOver(undefined, calls)
@@ -453,6 +433,17 @@ describe('the fetch wire called directly', () => {
       kind: 'connection',
       sent: 'maybe',
       message: 'Connection failed: undefined',
+    });
+  });
+
+  it('a fetch resolving no Response fails the head as a WireFailure, never to be sent again', async () => {
+    const wire = fetchWire(async () => undefined as unknown as Response);
+    const failure = await wire(request(undefined)).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(WireFailure);
+    expect(failure).toMatchObject({
+      kind: 'connection',
+      name: 'ClaimsConnectionError',
+      sent: 'not_a_response',
     });
   });
 

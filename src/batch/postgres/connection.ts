@@ -58,13 +58,10 @@ export function secretsOf(connectionString: string | undefined): string[] {
   if (connectionString) {
     try {
       const url = new URL(connectionString);
-      const password = decodeURIComponent(url.password);
-      if (password) secrets.push(password, encodeURIComponent(password));
       // `pg` also reads a password from the query (`?password=`, `?sslpassword=`).
-      for (const name of SECRET_PARAMS) {
-        for (const value of url.searchParams.getAll(name)) {
-          if (value) secrets.push(value, encodeURIComponent(value));
-        }
+      const query = SECRET_PARAMS.flatMap((name) => url.searchParams.getAll(name));
+      for (const password of [decodeURIComponent(url.password), ...query]) {
+        if (password) secrets.push(password, encodeURIComponent(password));
       }
     } catch {
       // Not a URL `URL` reads (a key=value string): the whole string is treated as secret below.
