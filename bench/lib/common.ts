@@ -3,11 +3,9 @@
  * local server in its own process.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newestMtime } from './newest-mtime.js';
+import { builtFromSource } from './newest-mtime.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -51,9 +49,7 @@ export function machine(): string {
  * users install, and `npm run bench` must work from a fresh clone after `npm ci`.
  */
 export function ensureBuilt(): void {
-  const entry = join(ROOT, 'dist', 'index.js');
-  const fresh = existsSync(entry) && statSync(entry).mtimeMs >= newestMtime(join(ROOT, 'src'));
-  if (fresh) return;
+  if (builtFromSource(ROOT, ['dist/index.js'])) return;
   process.stdout.write('bench: building dist/ (missing or older than src/)...\n');
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 }

@@ -5,20 +5,11 @@
  * proves nothing), else a fresh tsup build of the main entry, types included, into a scratch
  * folder. Never a silent skip.
  */
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as tsupBuild } from 'tsup';
-import { newestMtime } from '../../bench/lib/newest-mtime.js';
+import { builtFromSource } from '../../bench/lib/newest-mtime.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -31,10 +22,12 @@ export interface BuiltProject {
 }
 
 export async function builtProject(): Promise<BuiltProject> {
-  const srcTime = newestMtime(join(ROOT, 'src'));
-  const fresh = ['dist/index.js', 'dist/index.d.ts', 'dist/index.cjs', 'dist/index.d.cts'].every(
-    (file) => existsSync(join(ROOT, file)) && statSync(join(ROOT, file)).mtimeMs >= srcTime,
-  );
+  const fresh = builtFromSource(ROOT, [
+    'dist/index.js',
+    'dist/index.d.ts',
+    'dist/index.cjs',
+    'dist/index.d.cts',
+  ]);
   mkdirSync(join(ROOT, '.bench-tmp'), { recursive: true });
   const dir = mkdtempSync(join(ROOT, '.bench-tmp', 'forms-project-'));
   const pkg = join(dir, 'node_modules', 'claims-notification-sdk');

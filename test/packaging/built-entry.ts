@@ -3,11 +3,11 @@
  * build proves nothing), else a fresh tsup build of the entry (JS only, split as tsup splits
  * it) into a scratch folder. Never a silent skip.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as tsupBuild } from 'tsup';
-import { newestMtime } from '../../bench/lib/newest-mtime.js';
+import { builtFromSource } from '../../bench/lib/newest-mtime.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -20,11 +20,8 @@ export interface BuiltEntry {
 
 /** The built main entry: `dist/` when fresh, else a scratch tsup build (call `remove()` after). */
 export async function builtEntry(): Promise<BuiltEntry> {
-  const srcTime = newestMtime(join(ROOT, 'src'));
-  const distFresh = ['dist/index.js', 'dist/index.cjs'].every(
-    (file) => existsSync(join(ROOT, file)) && statSync(join(ROOT, file)).mtimeMs >= srcTime,
-  );
-  if (distFresh) return { dir: join(ROOT, 'dist'), label: 'dist', remove: () => {} };
+  if (builtFromSource(ROOT, ['dist/index.js', 'dist/index.cjs']))
+    return { dir: join(ROOT, 'dist'), label: 'dist', remove: () => {} };
   // Inside the package (.bench-tmp/ is ignored by git), so the built code, when run, finds
   // its dependencies in the package's node_modules.
   mkdirSync(join(ROOT, '.bench-tmp'), { recursive: true });
