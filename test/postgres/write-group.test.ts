@@ -28,7 +28,7 @@ const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 describe('WriteGroups', () => {
   it('writes asked for in one turn go in one group, sent the next turn, each answered with its own answer', async () => {
     const s = recordingSend();
-    const groups = new WriteGroups(s.send, 8, 1);
+    const groups = new WriteGroups(s.send, 8);
     const a = groups.write('a', 'a1');
     const b = groups.write('b', 'b1');
     expect(s.groups).toEqual([]);
@@ -39,9 +39,9 @@ describe('WriteGroups', () => {
     await expect(b).resolves.toBe('B1');
   });
 
-  it('one lane: writes asked for while a group is under way go together in the next', async () => {
+  it('one group at a time: writes asked for while one is under way, over several turns, go together in the next', async () => {
     const s = recordingSend();
-    const groups = new WriteGroups(s.send, 8, 1);
+    const groups = new WriteGroups(s.send, 8);
     const first = groups.write('a', 'a1');
     await tick();
     const rest = [groups.write('b', 'b1'), groups.write('c', 'c1')];
@@ -57,30 +57,9 @@ describe('WriteGroups', () => {
     expect(s.waiting()).toBe(0);
   });
 
-  it('two lanes: a write asked for while one group is under way starts the second at once; then they wait for a lane', async () => {
+  it('one group at a time however many wait: with max 1, writes asked together go one by one', async () => {
     const s = recordingSend();
-    const groups = new WriteGroups(s.send, 8, 2);
-    const a = groups.write('a', 'a1');
-    await tick();
-    const b = groups.write('b', 'b1');
-    await tick();
-    expect(s.groups).toEqual([['a1'], ['b1']]);
-    const later = [groups.write('c', 'c1'), groups.write('d', 'd1')];
-    await tick();
-    expect(s.groups).toEqual([['a1'], ['b1']]);
-    await s.answer();
-    expect(s.groups).toEqual([['a1'], ['b1'], ['c1', 'd1']]);
-    await expect(a).resolves.toBe('A1');
-    await s.answer();
-    await s.answer();
-    await expect(b).resolves.toBe('B1');
-    await expect(Promise.all(later)).resolves.toEqual(['C1', 'D1']);
-    expect(s.waiting()).toBe(0);
-  });
-
-  it('one lane holds one group at a time, however many wait: with max 1, writes asked together go one by one', async () => {
-    const s = recordingSend();
-    const groups = new WriteGroups(s.send, 1, 1);
+    const groups = new WriteGroups(s.send, 1);
     const all = ['a', 'b', 'c'].map((k) => groups.write(k, `${k}1`));
     await tick();
     expect(s.groups).toEqual([['a1']]);
@@ -94,7 +73,7 @@ describe('WriteGroups', () => {
 
   it('a group holds at most max writes; the others go next, oldest first', async () => {
     const s = recordingSend();
-    const groups = new WriteGroups(s.send, 2, 1);
+    const groups = new WriteGroups(s.send, 2);
     const all = ['a', 'b', 'c', 'd', 'e'].map((k) => groups.write(k, `${k}1`));
     await tick();
     await s.answer();
@@ -106,7 +85,7 @@ describe('WriteGroups', () => {
 
   it('never two writes of one key in a group: the later goes in a later group, so they land in order', async () => {
     const s = recordingSend();
-    const groups = new WriteGroups(s.send, 8, 1);
+    const groups = new WriteGroups(s.send, 8);
     const writes = [
       groups.write('a', 'a1'),
       groups.write('a', 'a2'),
@@ -122,27 +101,9 @@ describe('WriteGroups', () => {
     await expect(Promise.all(writes)).resolves.toEqual(['A1', 'A2', 'B1', 'A3', 'B2']);
   });
 
-  it("a key's write waits while a group under way holds the key, though a lane is free", async () => {
+  it('a group that fails fails each of its writes with the error, and the next group is still sent', async () => {
     const s = recordingSend();
-    const groups = new WriteGroups(s.send, 8, 2);
-    const a1 = groups.write('a', 'a1');
-    await tick();
-    const a2 = groups.write('a', 'a2');
-    const b1 = groups.write('b', 'b1');
-    await tick();
-    expect(s.groups).toEqual([['a1'], ['b1']]);
-    await s.answer();
-    expect(s.groups).toEqual([['a1'], ['b1'], ['a2']]);
-    await expect(a1).resolves.toBe('A1');
-    await s.answer();
-    await s.answer();
-    await expect(b1).resolves.toBe('B1');
-    await expect(a2).resolves.toBe('A2');
-  });
-
-  it('a group that fails fails each of its writes with the error, frees its lane, and the next group is still sent', async () => {
-    const s = recordingSend();
-    const groups = new WriteGroups(s.send, 8, 1);
+    const groups = new WriteGroups(s.send, 8);
     const a = groups.write('a', 'a1');
     await tick();
     const b = groups.write('b', 'b1').catch((error: unknown) => error);
@@ -160,13 +121,12 @@ describe('WriteGroups', () => {
     await expect(d).resolves.toBe('D1');
   });
 
-  it('a send that throws at once fails its group the same way, and frees its lane', async () => {
+  it('a send that throws at once fails its group the same way, and the next is still sent', async () => {
     const groups = new WriteGroups<string, string>(
       () => {
         throw new Error('no pool');
       },
       8,
-      1,
     );
     await expect(groups.write('a', 'a1')).rejects.toThrow('no pool');
     await expect(groups.write('b', 'b1')).rejects.toThrow('no pool');

@@ -89,13 +89,6 @@ const CHANGES_MARGIN_MS = 3_000;
 
 /** The most writes sent in one statement. */
 const GROUP_MAX = 256;
-/**
- * The most write statements of one run under way at once. One made a claim wait for the
- * statement under way before its own (PostgreSQL commits one flush after another); two let
- * it start at once while keeping a worker's connections and statements few: on the project's
- * box two lanes gave the same throughput as four at concurrency 4 (bench/batch.ts --latency).
- */
-const GROUP_LANES = 2;
 
 interface Row {
   key: string;
@@ -213,7 +206,6 @@ export class PostgresJournalStore implements JournalStore {
   readonly #writes = new WriteGroups<WriteItem, Written>(
     (items) => this.#writeGroup(items),
     GROUP_MAX,
-    GROUP_LANES,
   );
   /** The shared back-off's ms left, an expression read with every write (one primary-key lookup, no round trip). */
   readonly #backoffLeft: string;
