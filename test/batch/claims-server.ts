@@ -24,6 +24,8 @@ export interface ClaimsServer {
   received: string[];
   /** Arrival time (ms since epoch) of each POST /incidents. */
   arrivals: number[];
+  /** The `authorization` header of each POST /incidents, in arrival order. */
+  authorizations: string[];
   /** Keys whose answer was written, in order. */
   answered: string[];
   metadataLookups: number;
@@ -51,6 +53,7 @@ export async function startClaimsServer(): Promise<ClaimsServer> {
     url: '',
     received: [],
     arrivals: [],
+    authorizations: [],
     answered: [],
     metadataLookups: 0,
     uploads: 0,
@@ -96,6 +99,7 @@ export async function startClaimsServer(): Promise<ClaimsServer> {
       const n = state.received.length;
       state.received.push(key);
       state.arrivals.push(Date.now());
+      state.authorizations.push(req.headers.authorization ?? '');
       inFlight++;
       state.maxInFlight = Math.max(state.maxInFlight, inFlight);
       const answer = state.answer(key, n);

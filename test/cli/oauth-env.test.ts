@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClaimsServer, claimLine, startClaimsServer } from '../batch/claims-server.js';
+import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from '../batch/claims-server.js';
 import { claimsInProcess } from './in-process.js';
 
 const SECRET = 'cli-Secret/+=42';
@@ -18,13 +18,16 @@ let tokenAnswer: { status: number; body: unknown } = {
   status: 200,
   body: { access_token: 'oauth-token', expires_in: 3600 },
 };
+/** When set, answers each token request instead of `tokenAnswer`. */
+let issueToken: (() => { status: number; body: unknown }) | undefined;
 beforeAll(async () => {
   tokenServer = createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
     tokenRequests.push(`${req.headers.authorization ?? ''} ${body}`);
-    res.writeHead(tokenAnswer.status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(tokenAnswer.body));
+    const answer = issueToken?.() ?? tokenAnswer;
+    res.writeHead(answer.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer.body));
   });
   await new Promise<void>((resolve) => tokenServer.listen(0, '127.0.0.1', resolve));
   tokenUrl = `http://127.0.0.1:${(tokenServer.address() as AddressInfo).port}/token`;
@@ -60,6 +63,49 @@ describe('claims: credentials from the environment', () => {
     expect(tokenRequests).toHaveLength(1);
     expect(tokenRequests[0]).toContain('scope=claims%3Awrite+claims%3Aread');
     expect(out.stdout + out.stderr).not.toContain(SECRET);
+  });
+
+  it("a batch longer than a token's life: tokens that live 1 s, refused once older; every claim filed once, exit 0", async () => {
+    const keys = Array.from({ length: 50 }, (_, i) => `L${i}`);
+    writeFileSync(input, keys.map((k) => JSON.stringify(claimLine(k))).join('\n'));
+    const issuedAt = new Map<string, number>();
+    issueToken = () => {
+      const token = `oauth-token-${issuedAt.size + 1}`;
+      issuedAt.set(token, Date.now());
+      return { status: 200, body: { access_token: token, expires_in: 1 } };
+    };
+    const filed: string[] = [];
+    let refused = 0;
+    // The API refuses a token it did not issue or that is over a second old, as a real one
+    // refuses an expired token: 401.
+    server.answer = (key, n) => {
+      const issued = issuedAt.get((server.authorizations[n] ?? '').replace(/^Bearer /, ''));
+      if (issued === undefined || Date.now() - issued > 1_000) {
+        refused++;
+        return { status: 401, body: { message: 'token expired' } };
+      }
+      filed.push(key);
+      return { ...defaultAnswer(key), delayMs: 60 };
+    };
+    const started = Date.now();
+    try {
+      const out = await claimsInProcess(
+        ['import', input, '--journal', join(dir, 'life.journal'), '--concurrency', '2'],
+        oauth(),
+      );
+      expect(out.stderr).not.toContain('Error');
+      expect(out.code).toBe(0);
+      expect(out.stdout + out.stderr).not.toContain(SECRET);
+      for (const token of issuedAt.keys()) expect(out.stdout + out.stderr).not.toContain(token);
+    } finally {
+      issueToken = undefined;
+    }
+    // Longer than a token's life, each key filed exactly once, with new tokens on the way.
+    expect(Date.now() - started).toBeGreaterThan(1_000);
+    expect([...filed].sort()).toEqual([...keys].sort());
+    expect(issuedAt.size).toBeGreaterThanOrEqual(2);
+    // A POST refused for its token is a refusal, never a claim filed: every key once above.
+    expect(server.received.length).toBe(keys.length + refused);
   });
 
   it('a token endpoint that refuses (invalid_client), echoing the secret: the batch stops at once, exit 1, the secret redacted, a re-run files every key', async () => {

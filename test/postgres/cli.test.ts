@@ -1,13 +1,16 @@
 // `claims journal list|status|resolve` and `claims import` on a PostgreSQL journal, run in
 // this process (so coverage and mutation testing see the CLI); the password in no output.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresJournalStore } from '../../src/batch/postgres/index.js';
 import type { JournalRecord } from '../../src/batch/record.js';
 import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from '../batch/claims-server.js';
-import { type CliOutput, claimsHere } from '../cli/in-process.js';
+import { type CliOutput, claimsHere, claimsInProcess } from '../cli/in-process.js';
 import { rec } from '../helpers/journal-records.js';
 import { usePostgres } from './use-postgres.js';
 
@@ -232,5 +235,61 @@ describe.skipIf(!db)('claims on a postgres:// journal', () => {
     );
     expect(refused.code).toBe(1);
     expect(refused.stdout + refused.stderr).not.toContain('Wrong-Secret-9');
+  });
+  it('no secret in the report file or in the journal either: the database password, the client secret, the token (echoed by the API)', async () => {
+    const clientSecret = 'client-Secret/55';
+    const token = 'tok-Secret-77-abcdef';
+    const tokens = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ access_token: token, expires_in: 3600 }));
+    });
+    await new Promise<void>((resolve) => tokens.listen(0, '127.0.0.1', resolve));
+    const table = fresh();
+    const input = join(dir, 'secrets.jsonl');
+    const reportFile = join(dir, 'secrets-report.json');
+    writeFileSync(input, ['A', 'B'].map((k) => JSON.stringify(claimLine(k))).join('\n'));
+    server.answer = (key) =>
+      key === 'B'
+        ? { status: 422, body: { message: `claim refused for Bearer ${token} (${clientSecret})` } }
+        : defaultAnswer(key);
+    let out: CliOutput;
+    try {
+      out = await claimsInProcess(
+        ['import', input, '--journal', url, '--journal-table', table, '--report', reportFile],
+        {
+          CLAIMS_BASE_URL: server.url,
+          CLAIMS_TOKEN: undefined,
+          CLAIMS_TOKEN_URL: `http://127.0.0.1:${(tokens.address() as AddressInfo).port}/token`,
+          CLAIMS_CLIENT_ID: 'cli-client',
+          CLAIMS_CLIENT_SECRET: clientSecret,
+        },
+      );
+    } finally {
+      await new Promise((resolve) => tokens.close(resolve));
+    }
+    expect(out.code).toBe(1);
+    const report = readFileSync(reportFile, 'utf8');
+    const client = new pg.Client(url);
+    await client.connect();
+    let journal: string;
+    try {
+      const keys = await client.query(`SELECT * FROM "${table}" ORDER BY key`);
+      const meta = await client.query(`SELECT * FROM "${table}_meta"`);
+      journal = JSON.stringify([keys.rows, meta.rows]);
+    } finally {
+      await client.end();
+    }
+    // What was written is there: A filed, B rejected with the API's words, redacted.
+    expect(JSON.parse(report)).toMatchObject([
+      { key: 'A', state: 'filed', incidentId: 'INC-A' },
+      { key: 'B', state: 'rejected', note: 'refused' },
+    ]);
+    expect(journal).toContain('INC-A');
+    expect(journal).toContain('claim refused for');
+    for (const secret of [password, clientSecret, token]) {
+      expect(out.stdout + out.stderr).not.toContain(secret);
+      expect(report).not.toContain(secret);
+      expect(journal).not.toContain(secret);
+    }
   });
 });
