@@ -355,6 +355,7 @@ export class BatchRun {
         if (token === 'lasting') this.#tokenRefused(error);
         record = recordOfFailure(error, base());
         if (isCallerRefusal(error) || token !== undefined) note = 'caller_refused';
+        else if (record.state === 'rejected') note = 'refused';
       }
       this.#progress.inFlight--;
       // The worker takes its next claim at once; this one is reported once its record is durable,

@@ -3,7 +3,9 @@ export type ClaimState = 'filed' | 'rejected' | 'unknown' | 'not_sent';
 
 /**
  * What this run did with a claim.
- * - `sent`: sent now; `state` is how it ended.
+ * - `sent`: sent now; `state` is how it ended (`filed`, or `unknown` when no answer said).
+ * - `refused`: sent now, and refused for the claim itself (400, 409, 413, 422 and any other
+ *   answer that judges the claim): `rejected`, sent again only once its body changes.
  * - `already_filed`: filed by an earlier run (its `incidentId` given); not sent.
  * - `needs_review`: an earlier POST may have filed it (`sending` or `unknown` in the journal);
  *   not sent until resolved (`Journal.resolve`, `claims journal resolve`).
@@ -20,6 +22,7 @@ export type ClaimState = 'filed' | 'rejected' | 'unknown' | 'not_sent';
  */
 export type ClaimNote =
   | 'sent'
+  | 'refused'
   | 'already_filed'
   | 'needs_review'
   | 'conflict'

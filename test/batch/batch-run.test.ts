@@ -246,7 +246,7 @@ describe('each answer, as the result and the journal keep it', () => {
         key: 'K1',
         line: 1,
         state: 'rejected',
-        note: 'sent',
+        note: 'refused',
         requestId: 'req-9',
         status: 422,
         problems: { message: 'bad date' },
@@ -788,7 +788,7 @@ describe('a journal that cannot be written stops the batch, and says what it kno
     [
       'rejected',
       { status: 422, body: { message: 'bad' }, headers: { 'x-request-id': 'req-1' } },
-      { state: 'rejected', note: 'sent', requestId: 'req-1', status: 422, problems: { message: 'bad' } },
+      { state: 'rejected', note: 'refused', requestId: 'req-1', status: 422, problems: { message: 'bad' } },
       { key: 'K1', state: 'rejected', requestId: 'req-1' },
       `422 POST ${BASE}/incidents: bad; its rejected record could not be written: the journal still says sending, so it is not sent again until resolved (as not filed: the server refused it)`,
     ],

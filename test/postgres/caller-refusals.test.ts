@@ -145,7 +145,7 @@ describe('refusals of the caller or the route leave a key sendable', () => {
           });
         }
         for (const key of ['C04', 'C05', 'C06', 'C07']) {
-          expect(got.get(key)).toMatchObject({ state: 'rejected', note: 'sent', status: status[key] });
+          expect(got.get(key)).toMatchObject({ state: 'rejected', note: 'refused', status: status[key] });
         }
         // The re-run: the caller-refused keys are sent again; the rejected ones are not.
         server.answer = defaultAnswer;

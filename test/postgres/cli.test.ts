@@ -236,39 +236,45 @@ describe.skipIf(!db)('claims on a postgres:// journal', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout + refused.stderr).not.toContain('Wrong-Secret-9');
   });
-  it('no secret in the report file or in the journal either: the database password, the client secret, the token (echoed by the API)', async () => {
+  it('no secret in the report files or in the journal either: the database password, the client secret (echoed by the token endpoint), the token (echoed by the API)', async () => {
     const clientSecret = 'client-Secret/55';
     const token = 'tok-Secret-77-abcdef';
+    let tokenAnswer: { status: number; body: unknown } = {
+      status: 400,
+      body: { error: 'invalid_client', error_description: `unknown secret ${clientSecret}` },
+    };
     const tokens = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ access_token: token, expires_in: 3600 }));
+      res.writeHead(tokenAnswer.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(tokenAnswer.body));
     });
     await new Promise<void>((resolve) => tokens.listen(0, '127.0.0.1', resolve));
     const table = fresh();
     const input = join(dir, 'secrets.jsonl');
-    const reportFile = join(dir, 'secrets-report.json');
     writeFileSync(input, ['A', 'B'].map((k) => JSON.stringify(claimLine(k))).join('\n'));
     server.answer = (key) =>
       key === 'B'
-        ? { status: 422, body: { message: `claim refused for Bearer ${token} (${clientSecret})` } }
+        ? { status: 422, body: { message: `claim refused for Bearer ${token}` } }
         : defaultAnswer(key);
-    let out: CliOutput;
+    const run = (report: string) =>
+      claimsInProcess(['import', input, '--journal', url, '--journal-table', table, '--report', report], {
+        CLAIMS_BASE_URL: server.url,
+        CLAIMS_TOKEN: undefined,
+        CLAIMS_TOKEN_URL: `http://127.0.0.1:${(tokens.address() as AddressInfo).port}/token`,
+        CLAIMS_CLIENT_ID: 'cli-client',
+        CLAIMS_CLIENT_SECRET: clientSecret,
+      });
+    const reports = [join(dir, 'secrets-1.json'), join(dir, 'secrets-2.json')];
+    const outs: CliOutput[] = [];
     try {
-      out = await claimsInProcess(
-        ['import', input, '--journal', url, '--journal-table', table, '--report', reportFile],
-        {
-          CLAIMS_BASE_URL: server.url,
-          CLAIMS_TOKEN: undefined,
-          CLAIMS_TOKEN_URL: `http://127.0.0.1:${(tokens.address() as AddressInfo).port}/token`,
-          CLAIMS_CLIENT_ID: 'cli-client',
-          CLAIMS_CLIENT_SECRET: clientSecret,
-        },
-      );
+      // First the token endpoint refuses the credentials, echoing the secret; then a token.
+      outs.push(await run(reports[0] as string));
+      tokenAnswer = { status: 200, body: { access_token: token, expires_in: 3600 } };
+      outs.push(await run(reports[1] as string));
     } finally {
       await new Promise((resolve) => tokens.close(resolve));
     }
-    expect(out.code).toBe(1);
-    const report = readFileSync(reportFile, 'utf8');
+    expect(outs.map((o) => o.code)).toEqual([1, 1]);
+    const written = reports.map((r) => readFileSync(r, 'utf8'));
     const client = new pg.Client(url);
     await client.connect();
     let journal: string;
@@ -279,16 +285,21 @@ describe.skipIf(!db)('claims on a postgres:// journal', () => {
     } finally {
       await client.end();
     }
-    // What was written is there: A filed, B rejected with the API's words, redacted.
-    expect(JSON.parse(report)).toMatchObject([
+    // What was written is there, the secrets' places redacted.
+    expect(JSON.parse(written[0] as string)).toMatchObject([
+      { key: 'A', state: 'not_sent', note: 'caller_refused' },
+      { key: 'B', state: 'not_sent' },
+    ]);
+    expect(written[0]).toContain('invalid_client');
+    expect(JSON.parse(written[1] as string)).toMatchObject([
       { key: 'A', state: 'filed', incidentId: 'INC-A' },
       { key: 'B', state: 'rejected', note: 'refused' },
     ]);
     expect(journal).toContain('INC-A');
-    expect(journal).toContain('claim refused for');
+    expect(journal).toContain('claim refused for Bearer [REDACTED]');
     for (const secret of [password, clientSecret, token]) {
-      expect(out.stdout + out.stderr).not.toContain(secret);
-      expect(report).not.toContain(secret);
+      for (const out of outs) expect(out.stdout + out.stderr).not.toContain(secret);
+      for (const report of written) expect(report).not.toContain(secret);
       expect(journal).not.toContain(secret);
     }
   });
