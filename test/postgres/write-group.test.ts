@@ -122,12 +122,9 @@ describe('WriteGroups', () => {
   });
 
   it('a send that throws at once fails its group the same way, and the next is still sent', async () => {
-    const groups = new WriteGroups<string, string>(
-      () => {
-        throw new Error('no pool');
-      },
-      8,
-    );
+    const groups = new WriteGroups<string, string>(() => {
+      throw new Error('no pool');
+    }, 8);
     await expect(groups.write('a', 'a1')).rejects.toThrow('no pool');
     await expect(groups.write('b', 'b1')).rejects.toThrow('no pool');
   });

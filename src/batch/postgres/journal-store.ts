@@ -203,10 +203,7 @@ export class PostgresJournalStore implements JournalStore {
    * clock: epoch seconds, as text. `loadChanges` reads what changed since, less the margin.
    */
   #lastRead: string | undefined;
-  readonly #writes = new WriteGroups<WriteItem, Written>(
-    (items) => this.#writeGroup(items),
-    GROUP_MAX,
-  );
+  readonly #writes = new WriteGroups<WriteItem, Written>((items) => this.#writeGroup(items), GROUP_MAX);
   /** The shared back-off's ms left, an expression read with every write (one primary-key lookup, no round trip). */
   readonly #backoffLeft: string;
 
