@@ -3,7 +3,8 @@ export type ClaimState = 'filed' | 'rejected' | 'unknown' | 'not_sent';
 
 /**
  * What this run did with a claim.
- * - `sent`: sent now; `state` is how it ended (`filed`, or `unknown` when no answer said).
+ * - `sent`: sent now; `state` is how it ended (`filed`; `unknown` when no answer said; `not_sent`
+ *   when it provably never reached the API), unless refused as below.
  * - `refused`: sent now, and refused for the claim itself (400, 409, 413, 422 and any other
  *   answer that judges the claim): `rejected`, sent again only once its body changes.
  * - `already_filed`: filed by an earlier run (its `incidentId` given); not sent.
