@@ -80,7 +80,7 @@ describe.skipIf(!db)('workers sharing one PostgreSQL journal (claims import --jo
     server.answer = (key) => ({ ...defaultAnswer(key), delayMs: 5 });
     // Started at the same instant on the same keys.
     const runs = [0, 1, 2, 3].map((n) => worker(n, ['--journal-lease', '1']));
-    await until(() => server.received.length >= CLAIMS / 4, 60_000);
+    await until(() => server.received.length >= CLAIMS / 4, 120_000);
     const victim = runs[0] as CliRun;
     victim.child.kill('SIGKILL');
     const killed = await victim.done;
@@ -121,7 +121,7 @@ describe.skipIf(!db)('workers sharing one PostgreSQL journal (claims import --jo
     const filed = (await rows()).filter((r) => r.state === 'filed').map((r) => r.key);
     expect(filed.filter((k) => !received.has(k))).toEqual([]);
     expect(filed.length).toBe(CLAIMS - left.length);
-  }, 180_000);
+  }, 300_000);
 
   it("a worker's summary counts the keys other live workers are sending in one line, not a line each", async () => {
     const all = keys(5);
