@@ -5,7 +5,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresJournalStore } from '../../src/batch/postgres/index.js';
 import type { JournalRecord } from '../../src/batch/record.js';
@@ -13,6 +12,7 @@ import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from '
 import { type CliOutput, claimsHere, claimsInProcess } from '../cli/in-process.js';
 import { rec } from '../helpers/journal-records.js';
 import { usePostgres } from './use-postgres.js';
+import { withClient } from './with-client.js';
 
 const db = await usePostgres();
 const url = db?.url as string;
@@ -265,17 +265,12 @@ describe.skipIf(!db)('claims on a postgres:// journal', () => {
       });
     const reports = [join(dir, 'secrets-1.json'), join(dir, 'secrets-2.json')];
     /** Every column of the journal's two tables, as text: read after each run (run 2 rewrites run 1's rows). */
-    const journalNow = async () => {
-      const client = new pg.Client(url);
-      await client.connect();
-      try {
+    const journalNow = () =>
+      withClient(url, async (client) => {
         const keys = await client.query(`SELECT * FROM "${table}" ORDER BY key`);
         const meta = await client.query(`SELECT * FROM "${table}_meta"`);
         return JSON.stringify([keys.rows, meta.rows]);
-      } finally {
-        await client.end();
-      }
-    };
+      });
     const outs: CliOutput[] = [];
     const journals: string[] = [];
     try {

@@ -1,7 +1,7 @@
 // Runs sharing one PostgreSQL journal in this process: a run alone keeps the input's order;
 // runs started together walk apart and read the journal again (src/batch/walk.ts,
 // BatchRun#metAnotherRun), and still send each key once in all, each reporting every key once.
-import pg from 'pg';
+
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fileClaims } from '../../src/batch/file-claims.js';
 import { PostgresJournalStore } from '../../src/batch/postgres/index.js';
@@ -12,17 +12,12 @@ import { ClaimsClient } from '../../src/index.js';
 import { type ClaimsServer, claimLine, startClaimsServer } from '../batch/claims-server.js';
 import { rec } from '../helpers/journal-records.js';
 import { usePostgres } from './use-postgres.js';
+import { withClient } from './with-client.js';
 
 const db = await usePostgres();
 /** Runs one statement as the database's owner (a trigger of the test's). */
 async function admin(sql: string): Promise<void> {
-  const client = new pg.Client(db?.url as string);
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
+  await withClient(db?.url as string, (client) => client.query(sql));
 }
 let tables = 0;
 const fresh = () => `walk_${process.pid}_${++tables}`;

@@ -4,11 +4,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ClaimsServer, claimLine, defaultAnswer, startClaimsServer } from '../batch/claims-server.js';
 import { type CliRun, startClaims, until } from '../cli/run-claims.js';
 import { usePostgres } from './use-postgres.js';
+import { withClient } from './with-client.js';
 
 const db = await usePostgres();
 const CLAIMS = Number(process.env.CLAIMS_PG_WORKERS_CLAIMS ?? 20_000);
@@ -58,13 +58,10 @@ const report = (n: number): Entry[] =>
   JSON.parse(readFileSync(join(dir, `report-${n}.json`), 'utf8')) as Entry[];
 
 async function rows(): Promise<{ key: string; state: string; worker: string }[]> {
-  const client = new pg.Client((db as { url: string }).url);
-  await client.connect();
-  try {
-    return (await client.query(`SELECT key, state, worker FROM "${table}"`)).rows;
-  } finally {
-    await client.end();
-  }
+  return withClient(
+    (db as { url: string }).url,
+    async (client) => (await client.query(`SELECT key, state, worker FROM "${table}"`)).rows,
+  );
 }
 
 function expectNoKeyTwice(): void {
@@ -134,9 +131,7 @@ describe.skipIf(!db)('workers sharing one PostgreSQL journal (claims import --jo
     );
     expect((await worker(1).done).code).toBe(0);
     // W00002 and W00003 now read as another worker's, in flight, its lease an hour away.
-    const client = new pg.Client((db as { url: string }).url);
-    await client.connect();
-    try {
+    await withClient((db as { url: string }).url, async (client) => {
       for (const key of ['W00002', 'W00003']) {
         const { record } = (await client.query(`SELECT record FROM "${table}" WHERE key = $1`, [key]))
           .rows[0] as { record: string };
@@ -147,9 +142,7 @@ describe.skipIf(!db)('workers sharing one PostgreSQL journal (claims import --jo
           [key, JSON.stringify(sending)],
         );
       }
-    } finally {
-      await client.end();
-    }
+    });
     writeFileSync(input, `${all.map((k) => JSON.stringify(claimLine(k))).join('\n')}\n`);
     const run = await worker(2).done;
     expect(report(2).map((e) => `${e.key} ${e.state} ${e.note}`)).toEqual([
